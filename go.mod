@@ -1,0 +1,3 @@
+module github.com/loopsim/loopsim
+
+go 1.26

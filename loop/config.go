@@ -1,0 +1,109 @@
+package loop
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Config is everything a run needs besides the starting history. Seams
+// left nil get the defaults named on each field, or are switched off.
+type Config struct {
+	// Policy is the loop policy (see [Seed], [ClaudeCode]).
+	Policy Policy
+	// Model is the model seam. Required.
+	Model Model
+	// Primary describes the main model. Required.
+	Primary ModelInfo
+	// FallbackModel describes the model to switch to on fallback; an empty
+	// Name means no fallback model is configured.
+	FallbackModel ModelInfo
+	// ToolNames are offered to the model and kept in the tool-use context.
+	ToolNames []string
+	// AgentID names the agent.
+	AgentID string
+
+	// Tools runs tool calls. Nil: every call gets an error result.
+	Tools Tools
+	// StopHooks runs stop hooks. Nil: no hooks (always pass).
+	StopHooks StopHooks
+	// Compactor compacts. Nil: a [SummaryCompactor] configured from the
+	// policy, which asks the model for a summary.
+	Compactor Compactor
+	// Snipper snips. Nil: [OldestSnipper].
+	Snipper Snipper
+	// Microcompactor microcompacts. Nil: [KeepRecentMicrocompactor].
+	Microcompactor Microcompactor
+	// Collapser collapses. Nil: [SpanCollapser].
+	Collapser Collapser
+	// Counter counts request tokens. Nil: [UsageCounter].
+	Counter TokenCounter
+	// Estimator sizes messages with no size. Nil: [CharEstimator].
+	Estimator Estimator
+	// Summarizer summarises tool batches in the background. Nil: none.
+	Summarizer ToolUseSummarizer
+
+	// TokenBudget is the run's output token budget; zero means none.
+	TokenBudget int
+	// Seed seeds the retry layer's jitter stream.
+	Seed uint64
+	// Observer, if set, sees every event as it happens.
+	Observer func(Event)
+	// DiscardTrace stops the run from keeping the trace in its [Result]
+	// (the observer still sees every event).
+	DiscardTrace bool
+}
+
+// Result is how a run ended.
+type Result struct {
+	// Terminal is why the loop returned.
+	Terminal Terminal
+	// State is the final state; State.Messages is the final history.
+	State State
+	// Trace is every event, in order (nil with DiscardTrace).
+	Trace Trace
+	// Stats are totals over the run.
+	Stats Stats
+}
+
+// Stats are totals over a run.
+type Stats struct {
+	Iterations int `json:"iterations"`
+	// Requests counts every request sent, main and compaction.
+	Requests int `json:"requests"`
+	// InputTokens and OutputTokens sum the usage of successful responses.
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+	// FailedInputTokens sums the input of requests that failed.
+	FailedInputTokens int `json:"failed_input_tokens"`
+	// DiscardedOutputTokens sums the output of replies the loop dropped
+	// (escalation retries, malformed tool use, fallback).
+	DiscardedOutputTokens int `json:"discarded_output_tokens"`
+	// RetryDelayMS sums the simulated back-off.
+	RetryDelayMS int `json:"retry_delay_ms"`
+	// PeakTokens is the largest request input count.
+	PeakTokens int `json:"peak_tokens"`
+}
+
+func (c *Config) validate() error {
+	if c.Model == nil {
+		return errors.New("config: Model is nil")
+	}
+	if c.Primary.Name == "" {
+		return errors.New("config: Primary.Name is empty")
+	}
+	if c.Primary.ContextWindow <= 0 || c.Primary.MaxOutputTokens <= 0 {
+		return fmt.Errorf("config: Primary %q: context window %d and max output %d must be positive",
+			c.Primary.Name, c.Primary.ContextWindow, c.Primary.MaxOutputTokens)
+	}
+	if c.FallbackModel.Name != "" && (c.FallbackModel.ContextWindow <= 0 || c.FallbackModel.MaxOutputTokens <= 0) {
+		return fmt.Errorf("config: FallbackModel %q: context window %d and max output %d must be positive",
+			c.FallbackModel.Name, c.FallbackModel.ContextWindow, c.FallbackModel.MaxOutputTokens)
+	}
+	if c.TokenBudget < 0 {
+		return fmt.Errorf("config: TokenBudget %d is negative", c.TokenBudget)
+	}
+	if err := c.Policy.Validate(); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,30 @@
+package loop
+
+import "context"
+
+// StopHookInput is what stop hooks see.
+type StopHookInput struct {
+	// Messages is the history including the reply that wants to stop.
+	Messages []Message
+	// StopHookActive is true when the previous continue was a stop-hook
+	// block.
+	StopHookActive bool
+	// Turn is the current turn.
+	Turn int
+}
+
+// StopHookResult is the combined verdict of the stop hooks.
+type StopHookResult struct {
+	// BlockingErrors are fed back to the model, one meta message each.
+	BlockingErrors []string
+	// PreventContinuation ends the query with stop_hook_prevented.
+	PreventContinuation bool
+	// Reason explains a prevention.
+	Reason string
+}
+
+// StopHooks is the stop-hook seam. An error (or a panic) is a hook failure:
+// it is recorded and the loop goes on as if the hooks passed.
+type StopHooks interface {
+	RunStopHooks(ctx context.Context, in StopHookInput) (StopHookResult, error)
+}

@@ -1,0 +1,118 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+)
+
+// StopReason is why the model stopped a response.
+type StopReason string
+
+// The stop reasons the loop distinguishes.
+const (
+	StopEndTurn   StopReason = "end_turn"
+	StopToolUse   StopReason = "tool_use"
+	StopMaxTokens StopReason = "max_tokens"
+)
+
+// Purpose says what a request is for.
+type Purpose string
+
+// Request purposes.
+const (
+	// PurposeMain is an ordinary iteration's request.
+	PurposeMain Purpose = "main"
+	// PurposeCompact is a compaction's summarise request.
+	PurposeCompact Purpose = "compact"
+)
+
+// Request is one call to the model.
+type Request struct {
+	// Purpose says whether this is a main or a compaction request.
+	Purpose Purpose `json:"purpose"`
+	// Model is the model name.
+	Model string `json:"model"`
+	// MaxTokens is the output cap.
+	MaxTokens int `json:"max_tokens"`
+	// Messages are sent in order; callers must not modify them.
+	Messages []Message `json:"-"`
+	// InputTokens is the loop's own count of the request's size.
+	InputTokens int `json:"input_tokens"`
+	// Tools are the tool names offered.
+	Tools []string `json:"tools,omitempty"`
+	// NonStreaming marks the non-streaming retry of a failed stream.
+	NonStreaming bool `json:"non_streaming,omitempty"`
+}
+
+// Response is how a successful call ended.
+type Response struct {
+	StopReason StopReason `json:"stop_reason"`
+	Usage      Usage      `json:"usage"`
+}
+
+// Model is the model seam: one streaming call. It hands each content block
+// to yield as it arrives, then returns how the response ended, or fails
+// (possibly after yielding some blocks). Failures the loop knows how to
+// handle are [*RequestError]; any other error is a harness fault and ends
+// the run with an error. A cancelled ctx must make Stream return promptly.
+type Model interface {
+	Stream(ctx context.Context, req Request, yield func(Block)) (Response, error)
+}
+
+// ErrorKind classifies a failed request.
+type ErrorKind string
+
+// The failures the loop and its retry layer tell apart.
+const (
+	// ErrPromptTooLong: 400 "prompt is too long: N tokens > M maximum".
+	ErrPromptTooLong ErrorKind = "prompt_too_long"
+	// ErrRequestTooLarge: 413 request too large.
+	ErrRequestTooLarge ErrorKind = "request_too_large"
+	// ErrMediaTooLarge: an image or document exceeds the size limit.
+	ErrMediaTooLarge ErrorKind = "media_too_large"
+	// ErrFallbackTriggered: repeated overload; switch to the fallback model.
+	ErrFallbackTriggered ErrorKind = "fallback_triggered"
+	// ErrOverloaded: 529.
+	ErrOverloaded ErrorKind = "overloaded"
+	// ErrRateLimited: 429.
+	ErrRateLimited ErrorKind = "rate_limited"
+	// ErrServer: 500 and other 5xx.
+	ErrServer ErrorKind = "server_error"
+	// ErrConnection: the connection dropped before a response.
+	ErrConnection ErrorKind = "connection"
+	// ErrInvalidRequest: any other 400.
+	ErrInvalidRequest ErrorKind = "invalid_request"
+	// ErrStream: an error event in the middle of a stream.
+	ErrStream ErrorKind = "stream_error"
+	// ErrOther: any other API error, by status.
+	ErrOther ErrorKind = "other"
+)
+
+// ErrorKinds lists every kind in a fixed order.
+var ErrorKinds = []ErrorKind{
+	ErrPromptTooLong, ErrRequestTooLarge, ErrMediaTooLarge, ErrFallbackTriggered,
+	ErrOverloaded, ErrRateLimited, ErrServer, ErrConnection, ErrInvalidRequest,
+	ErrStream, ErrOther,
+}
+
+// RequestError is a failed model request.
+type RequestError struct {
+	Kind    ErrorKind `json:"kind"`
+	Status  int       `json:"status,omitempty"`
+	Message string    `json:"message"`
+	// RetryAfterMS is the server's retry-after, in milliseconds, if sent.
+	RetryAfterMS int `json:"retry_after_ms,omitempty"`
+}
+
+func (e *RequestError) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("%d %s: %s", e.Status, e.Kind, e.Message)
+	}
+	return fmt.Sprintf("%s: %s", e.Kind, e.Message)
+}
+
+// PromptTooLongError is the 400 the API returns for an over-long prompt.
+func PromptTooLongError(tokens, maximum int) *RequestError {
+	return &RequestError{Kind: ErrPromptTooLong, Status: 400,
+		Message: fmt.Sprintf("prompt is too long: %d tokens > %d maximum", tokens, maximum)}
+}

@@ -1,0 +1,374 @@
+package loop
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Policy holds every number and switch of the loop. A profile is a named
+// Policy; [Seed] and [ClaudeCode] return the two built-in ones. Field names
+// in JSON (and in [Policy.With]) are the snake_case tags.
+type Policy struct {
+	// Name names the profile the policy came from.
+	Name string `json:"name"`
+
+	// ContextWindow replaces the model's context window when non-zero.
+	ContextWindow int `json:"context_window" range:"0,100000000"`
+	// SummaryOutputReserve caps the output reserved for a summary: the
+	// effective window is the context window minus min(model max output,
+	// this).
+	SummaryOutputReserve int `json:"summary_output_reserve" range:"0,10000000"`
+	// AutoCompactBuffer: auto-compact threshold = effective window - this.
+	AutoCompactBuffer int `json:"auto_compact_buffer" range:"0,10000000"`
+	// AutoCompactPercent, when non-zero, sets the auto-compact threshold to
+	// this percentage of the effective window instead.
+	AutoCompactPercent int `json:"auto_compact_percent" range:"0,100"`
+	// WarningBuffer: warning threshold = auto-compact threshold - this.
+	WarningBuffer int `json:"warning_buffer" range:"0,10000000"`
+	// BlockingBuffer: blocking limit = effective window - this.
+	BlockingBuffer int `json:"blocking_buffer" range:"0,10000000"`
+	// DefaultMaxTokens is the output cap of an ordinary request; zero means
+	// the model's maximum output.
+	DefaultMaxTokens int `json:"default_max_tokens" range:"0,10000000"`
+
+	// ToolResultBudget caps the total tokens of the tool results in one
+	// message; zero switches the cap off.
+	ToolResultBudget int `json:"tool_result_budget" range:"0,100000000"`
+	// Snip switches snip on: old history is dropped once the count reaches
+	// the warning threshold.
+	Snip bool `json:"snip"`
+	// SnipKeepRecent is how many of the newest messages snip never drops.
+	SnipKeepRecent int `json:"snip_keep_recent" range:"1,100000"`
+	// Microcompact switches microcompact on.
+	Microcompact bool `json:"microcompact"`
+	// MicrocompactKeepRecent is how many of the newest tool results
+	// microcompact leaves untouched.
+	MicrocompactKeepRecent int `json:"microcompact_keep_recent" range:"0,100000"`
+	// ContextCollapse switches context collapse on (and auto-compact off).
+	ContextCollapse bool `json:"context_collapse"`
+	// CollapseStagePercent: collapse stages spans once the count reaches
+	// this percentage of the effective window.
+	CollapseStagePercent int `json:"collapse_stage_percent" range:"1,100"`
+	// CollapseCommitPercent: staged spans are committed once the count
+	// reaches this percentage of the effective window.
+	CollapseCommitPercent int `json:"collapse_commit_percent" range:"1,100"`
+	// CollapseKeepRecent is how many of the newest messages collapse never
+	// folds.
+	CollapseKeepRecent int `json:"collapse_keep_recent" range:"1,100000"`
+
+	// AutoCompact switches auto-compact on.
+	AutoCompact bool `json:"auto_compact"`
+	// MaxAutoCompactFailures is the circuit breaker: after this many
+	// consecutive failures auto-compact stops trying.
+	MaxAutoCompactFailures int `json:"max_auto_compact_failures" range:"1,1000"`
+	// ReactiveCompact switches reactive compaction on.
+	ReactiveCompact bool `json:"reactive_compact"`
+	// MaxReactiveCompactsInRow is how many reactive compactions may run
+	// before a reset (the seed's hasAttemptedReactiveCompact allows one).
+	MaxReactiveCompactsInRow int `json:"max_reactive_compacts_in_row" range:"1,100"`
+	// ReactiveOwnsOverflow skips the blocking-limit check when reactive
+	// compact and auto-compact are both on (the API's prompt-too-long is
+	// left to trigger compaction).
+	ReactiveOwnsOverflow bool `json:"reactive_owns_overflow"`
+	// MinExchangesToCompact: a conversation with fewer exchanges (API
+	// rounds) is not compacted.
+	MinExchangesToCompact int `json:"min_exchanges_to_compact" range:"0,1000"`
+	// PreserveTailExchanges is how many of the newest exchanges a
+	// compaction keeps verbatim (never all of them).
+	PreserveTailExchanges int `json:"preserve_tail_exchanges" range:"0,1000"`
+	// RapidRefillWindow: reaching the threshold again within this many
+	// model replies after a compaction is a rapid refill; zero switches the
+	// thrash guard off.
+	RapidRefillWindow int `json:"rapid_refill_window" range:"0,1000"`
+	// RapidRefillTrip: this many consecutive rapid refills end the run with
+	// rapid_refill_breaker.
+	RapidRefillTrip int `json:"rapid_refill_trip" range:"1,1000"`
+	// ReactiveOnlyModels run without threshold or blocking limit; only the
+	// API's prompt-too-long triggers compaction.
+	ReactiveOnlyModels []string `json:"reactive_only_models"`
+	// CompactMaxCalls is how many requests one compaction may make.
+	CompactMaxCalls int `json:"compact_max_calls" range:"1,100"`
+	// CompactReaskMissingTags: a summary without <summary> tags is asked
+	// for again this many times; then the answer is accepted.
+	CompactReaskMissingTags int `json:"compact_reask_missing_tags" range:"0,10"`
+	// CompactDropOldestOnOverflow: a compaction request that is itself too
+	// long drops its oldest exchange and tries again.
+	CompactDropOldestOnOverflow bool `json:"compact_drop_oldest_on_overflow"`
+	// RequestTooLargeIsMedia treats a 413 like a media-size error
+	// (image_error when unrecovered) rather than like prompt-too-long.
+	RequestTooLargeIsMedia bool `json:"request_too_large_is_media"`
+
+	// Escalation switches max-output escalation on.
+	Escalation bool `json:"escalation"`
+	// EscalatedMaxTokens is the raised output cap (never above the model's
+	// maximum output).
+	EscalatedMaxTokens int `json:"escalated_max_tokens" range:"1,10000000"`
+	// EscalateOncePerStretch keeps escalation to one per stretch (between
+	// two next_turn); the source lets it fire again after each recovery.
+	EscalateOncePerStretch bool `json:"escalate_once_per_stretch"`
+	// MaxOutputRecoveries is how many recovery nudges may be sent in a row.
+	MaxOutputRecoveries int `json:"max_output_recoveries" range:"0,100"`
+	// TruncationExhaustedTerminal is where a truncation ends once the
+	// recoveries are used up: completed (the seed: the emitted error ends
+	// the loop through the API-error check) or api_error.
+	TruncationExhaustedTerminal Terminal `json:"truncation_exhausted_terminal" oneof:"completed,api_error"`
+	// APIErrorTerminal is where an unrecoverable API error ends:
+	// model_error (seed) or api_error (claude-code).
+	APIErrorTerminal Terminal `json:"api_error_terminal" oneof:"model_error,api_error"`
+
+	// TokenBudget switches the token-budget continuation on (it acts only
+	// when the run has a budget).
+	TokenBudget bool `json:"token_budget"`
+	// BudgetCompletionRatio: the budget counts as used up at this fraction.
+	BudgetCompletionRatio float64 `json:"budget_completion_ratio" range:"0.01,1"`
+	// BudgetDiminishingDelta: deltas under this many tokens count as
+	// diminishing returns.
+	BudgetDiminishingDelta int `json:"budget_diminishing_delta" range:"0,10000000"`
+	// BudgetDiminishingAfter: diminishing returns are judged only after
+	// this many continuations.
+	BudgetDiminishingAfter int `json:"budget_diminishing_after" range:"0,1000"`
+
+	// Fallback switches the model fallback on (it acts only when the run
+	// has a fallback model).
+	Fallback bool `json:"fallback"`
+	// StopHookBlockCap caps consecutive stop-hook blocks; zero means no cap.
+	StopHookBlockCap int `json:"stop_hook_block_cap" range:"0,10000"`
+	// StopHookCapAction is where a block over the cap ends: completed
+	// (overridden, with a warning) or stop_hook_prevented.
+	StopHookCapAction Terminal `json:"stop_hook_cap_action" oneof:"completed,stop_hook_prevented"`
+	// StopHookBlocksCountAsTurns makes a stop-hook block a turn (it
+	// increments turnCount and is checked against MaxTurns).
+	StopHookBlocksCountAsTurns bool `json:"stop_hook_blocks_count_as_turns"`
+	// MaxTurns caps turnCount; zero means no cap.
+	MaxTurns int `json:"max_turns" range:"0,1000000"`
+	// ToolUseSummary switches the asynchronous tool-use summary on (it acts
+	// only when the run has a summarizer).
+	ToolUseSummary bool `json:"tool_use_summary"`
+
+	// APIRetries is how many times a retryable API failure (429, 500, 529,
+	// a dropped connection) is retried.
+	APIRetries int `json:"api_retries" range:"0,100"`
+	// BackoffBaseMS and BackoffMaxMS shape the delay before retry k:
+	// min(base * 2^(k-1), max) ms, times (1 + U[0, BackoffJitter]).
+	BackoffBaseMS int `json:"backoff_base_ms" range:"0,3600000"`
+	// BackoffMaxMS caps the exponential delay.
+	BackoffMaxMS int `json:"backoff_max_ms" range:"0,3600000"`
+	// BackoffJitter is the upper bound of the random factor added to 1.
+	BackoffJitter float64 `json:"backoff_jitter" range:"0,10"`
+	// HonorRetryAfter uses the server's retry-after (times the jitter
+	// factor) instead of the exponential delay.
+	HonorRetryAfter bool `json:"honor_retry_after"`
+	// FallbackAfter529s: this many consecutive 529s trigger the fallback
+	// model; zero never.
+	FallbackAfter529s int `json:"fallback_after_529s" range:"0,100"`
+	// FallbackOn500: a single 500 triggers the fallback model.
+	FallbackOn500 bool `json:"fallback_on_500"`
+	// InvalidRequestResends: other 400s are re-sent at once this many times.
+	InvalidRequestResends int `json:"invalid_request_resends" range:"0,100"`
+	// NonStreamingFallback retries a stream that failed mid-way as one
+	// non-streaming request.
+	NonStreamingFallback bool `json:"non_streaming_fallback"`
+	// NonStreamingMaxTokens caps max_tokens of a non-streaming retry.
+	NonStreamingMaxTokens int `json:"non_streaming_max_tokens" range:"1,10000000"`
+	// MalformedToolUseRetries: a reply with stop_reason tool_use but no
+	// tool_use block is dropped and re-sent this many times; zero treats it
+	// as a reply without tools.
+	MalformedToolUseRetries int `json:"malformed_tool_use_retries" range:"0,100"`
+	// EmptyReplyRetries: an empty reply is re-sent with a nudge this many
+	// times, then accepted.
+	EmptyReplyRetries int `json:"empty_reply_retries" range:"0,100"`
+}
+
+// PolicyError is a policy value outside its allowed range.
+type PolicyError struct {
+	Field   string
+	Value   string
+	Allowed string
+}
+
+func (e *PolicyError) Error() string {
+	return fmt.Sprintf("policy field %s = %s: allowed %s", e.Field, e.Value, e.Allowed)
+}
+
+// Validate checks every field against its allowed range and returns the
+// first violation as a [*PolicyError].
+func (p Policy) Validate() error {
+	v := reflect.ValueOf(p)
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name := jsonName(f)
+		fv := v.Field(i)
+		if r, ok := f.Tag.Lookup("range"); ok {
+			lo, hi, _ := strings.Cut(r, ",")
+			switch fv.Kind() {
+			case reflect.Int:
+				l, _ := strconv.Atoi(lo)
+				h, _ := strconv.Atoi(hi)
+				if n := int(fv.Int()); n < l || n > h {
+					return &PolicyError{Field: name, Value: strconv.Itoa(n), Allowed: "[" + lo + ", " + hi + "]"}
+				}
+			case reflect.Float64:
+				l, _ := strconv.ParseFloat(lo, 64)
+				h, _ := strconv.ParseFloat(hi, 64)
+				if x := fv.Float(); !(x >= l && x <= h) {
+					return &PolicyError{Field: name, Value: strconv.FormatFloat(x, 'g', -1, 64), Allowed: "[" + lo + ", " + hi + "]"}
+				}
+			}
+		}
+		if o, ok := f.Tag.Lookup("oneof"); ok {
+			s := fv.String()
+			if !contains(strings.Split(o, ","), s) {
+				return &PolicyError{Field: name, Value: strconv.Quote(s), Allowed: "one of " + o}
+			}
+		}
+	}
+	if p.CollapseCommitPercent < p.CollapseStagePercent {
+		return &PolicyError{Field: "collapse_commit_percent", Value: strconv.Itoa(p.CollapseCommitPercent),
+			Allowed: fmt.Sprintf("at least collapse_stage_percent (%d)", p.CollapseStagePercent)}
+	}
+	for i, m := range p.ReactiveOnlyModels {
+		if m == "" {
+			return &PolicyError{Field: fmt.Sprintf("reactive_only_models[%d]", i), Value: `""`, Allowed: "a model name"}
+		}
+	}
+	return nil
+}
+
+// With returns a copy of p with one field, named by its JSON name, set
+// from its text form (integers, true/false, decimals, terminal names, and
+// comma-separated lists for reactive_only_models). The result is
+// validated.
+func (p Policy) With(field, value string) (Policy, error) {
+	v := reflect.ValueOf(&p).Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if jsonName(f) != field {
+			continue
+		}
+		fv := v.Field(i)
+		switch fv.Kind() {
+		case reflect.Int:
+			n, err := strconv.Atoi(strings.TrimSpace(value))
+			if err != nil {
+				return p, fmt.Errorf("policy field %s: %q is not an integer", field, value)
+			}
+			fv.SetInt(int64(n))
+		case reflect.Bool:
+			b, err := strconv.ParseBool(strings.TrimSpace(value))
+			if err != nil {
+				return p, fmt.Errorf("policy field %s: %q is not true or false", field, value)
+			}
+			fv.SetBool(b)
+		case reflect.Float64:
+			x, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+			if err != nil {
+				return p, fmt.Errorf("policy field %s: %q is not a number", field, value)
+			}
+			fv.SetFloat(x)
+		case reflect.String:
+			fv.SetString(strings.TrimSpace(value))
+		case reflect.Slice:
+			var list []string
+			for _, s := range strings.Split(value, ",") {
+				if s = strings.TrimSpace(s); s != "" {
+					list = append(list, s)
+				}
+			}
+			fv.Set(reflect.ValueOf(list))
+		}
+		if err := p.Validate(); err != nil {
+			return p, err
+		}
+		return p, nil
+	}
+	return p, fmt.Errorf("policy has no field %q (known: %s)", field, strings.Join(PolicyFields(), ", "))
+}
+
+// PolicyFields lists the JSON names of the policy's settable fields in
+// declaration order.
+func PolicyFields() []string {
+	t := reflect.TypeOf(Policy{})
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		if n := jsonName(t.Field(i)); n != "name" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func jsonName(f reflect.StructField) string {
+	n, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if n == "" {
+		return f.Name
+	}
+	return n
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ModelInfo describes a model the loop may call.
+type ModelInfo struct {
+	// Name is sent with every request.
+	Name string `json:"name"`
+	// ContextWindow is the model's window in tokens.
+	ContextWindow int `json:"context_window"`
+	// MaxOutputTokens is the largest output cap the model accepts.
+	MaxOutputTokens int `json:"max_output_tokens"`
+}
+
+// Limits are the token thresholds a policy gives for one model.
+type Limits struct {
+	Window               int `json:"window"`
+	EffectiveWindow      int `json:"effective_window"`
+	AutoCompactThreshold int `json:"auto_compact_threshold"`
+	WarningThreshold     int `json:"warning_threshold"`
+	BlockingLimit        int `json:"blocking_limit"`
+}
+
+// Limits computes the thresholds of SPEC §6 (and PROFILE §3) for model m.
+func (p Policy) Limits(m ModelInfo) Limits {
+	w := m.ContextWindow
+	if p.ContextWindow > 0 {
+		w = p.ContextWindow
+	}
+	reserve := min(m.MaxOutputTokens, p.SummaryOutputReserve)
+	eff := w - reserve
+	auto := eff - p.AutoCompactBuffer
+	if p.AutoCompactPercent > 0 {
+		auto = eff * p.AutoCompactPercent / 100
+	}
+	return Limits{
+		Window:               w,
+		EffectiveWindow:      eff,
+		AutoCompactThreshold: auto,
+		WarningThreshold:     auto - p.WarningBuffer,
+		BlockingLimit:        eff - p.BlockingBuffer,
+	}
+}
+
+// MaxTokens is the output cap of an ordinary request to model m.
+func (p Policy) MaxTokens(m ModelInfo) int {
+	if p.DefaultMaxTokens > 0 {
+		return min(p.DefaultMaxTokens, m.MaxOutputTokens)
+	}
+	return m.MaxOutputTokens
+}
+
+// reactiveOnly reports whether model runs without threshold or blocking
+// limit.
+func (p Policy) reactiveOnly(model string) bool { return contains(p.ReactiveOnlyModels, model) }
+
+// autoCompactActive is auto-compact as it acts: off while collapse is on.
+func (p Policy) autoCompactActive() bool { return p.AutoCompact && !p.ContextCollapse }

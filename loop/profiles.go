@@ -1,0 +1,107 @@
+package loop
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Seed is the profile of the seed notes: every feature the notes describe
+// switched on, with the source's numbers (SPEC §6): single-shot reactive
+// compact, escalation, token budget, context collapse, no stop-hook block
+// cap, no API retry layer.
+func Seed() Policy {
+	return Policy{
+		Name:                        "seed",
+		SummaryOutputReserve:        20_000,
+		AutoCompactBuffer:           13_000,
+		WarningBuffer:               20_000,
+		BlockingBuffer:              3_000,
+		DefaultMaxTokens:            8_000,
+		ToolResultBudget:            50_000,
+		Snip:                        true,
+		SnipKeepRecent:              10,
+		Microcompact:                true,
+		MicrocompactKeepRecent:      5,
+		ContextCollapse:             true,
+		CollapseStagePercent:        80,
+		CollapseCommitPercent:       90,
+		CollapseKeepRecent:          10,
+		AutoCompact:                 true,
+		MaxAutoCompactFailures:      3,
+		ReactiveCompact:             true,
+		MaxReactiveCompactsInRow:    1,
+		ReactiveOwnsOverflow:        true,
+		RapidRefillTrip:             3,
+		CompactMaxCalls:             1,
+		Escalation:                  true,
+		EscalatedMaxTokens:          64_000,
+		MaxOutputRecoveries:         3,
+		TruncationExhaustedTerminal: Completed,
+		APIErrorTerminal:            ModelError,
+		TokenBudget:                 true,
+		BudgetCompletionRatio:       0.9,
+		BudgetDiminishingDelta:      500,
+		BudgetDiminishingAfter:      3,
+		Fallback:                    true,
+		StopHookCapAction:           Completed,
+		ToolUseSummary:              true,
+		BackoffBaseMS:               500,
+		BackoffMaxMS:                32_000,
+		BackoffJitter:               0.25,
+		HonorRetryAfter:             true,
+		NonStreamingMaxTokens:       64_000,
+	}
+}
+
+// ClaudeCode is the released agent's policy as observed
+// (PROFILE-claude-code.md): no escalation, two reactive compactions in a
+// row, a thrash guard, a cap of 8 stop-hook blocks that count as turns,
+// api_error for exhausted failures, API retries with back-off and the
+// malformed-tool-use and empty-reply retries.
+func ClaudeCode() Policy {
+	p := Seed()
+	p.Name = "claude-code"
+	p.DefaultMaxTokens = 0
+	p.Snip = false
+	p.Microcompact = false
+	p.ContextCollapse = false
+	p.MaxReactiveCompactsInRow = 2
+	p.ReactiveOwnsOverflow = false
+	p.MinExchangesToCompact = 2
+	p.PreserveTailExchanges = 2
+	p.RapidRefillWindow = 2
+	p.RapidRefillTrip = 3
+	p.CompactMaxCalls = 8
+	p.CompactReaskMissingTags = 1
+	p.CompactDropOldestOnOverflow = true
+	p.RequestTooLargeIsMedia = true
+	p.Escalation = false
+	p.TruncationExhaustedTerminal = APIError
+	p.APIErrorTerminal = APIError
+	p.TokenBudget = false
+	p.StopHookBlockCap = 8
+	p.StopHookBlocksCountAsTurns = true
+	p.ToolUseSummary = false
+	p.APIRetries = 10
+	p.FallbackAfter529s = 3
+	p.FallbackOn500 = true
+	p.InvalidRequestResends = 5
+	p.NonStreamingFallback = true
+	p.MalformedToolUseRetries = 2
+	p.EmptyReplyRetries = 1
+	return p
+}
+
+// Profiles lists the built-in profile names.
+func Profiles() []string { return []string{"seed", "claude-code"} }
+
+// Profile returns the built-in profile with that name.
+func Profile(name string) (Policy, error) {
+	switch name {
+	case "seed":
+		return Seed(), nil
+	case "claude-code":
+		return ClaudeCode(), nil
+	}
+	return Policy{}, fmt.Errorf("unknown profile %q (known: %s)", name, strings.Join(Profiles(), ", "))
+}
