@@ -64,6 +64,8 @@ type Stage struct {
 	Staged int `json:"staged,omitempty"`
 	// Removed lists the IDs of messages that left the history.
 	Removed []string `json:"removed,omitempty"`
+	// Error is a panic in the stage's seam; the stage then changed nothing.
+	Error string `json:"error,omitempty"`
 }
 
 // Compaction is an auto or reactive compaction, attempted or skipped.
@@ -112,7 +114,7 @@ type ResponseEvent struct {
 // RequestFailed is a request that failed.
 type RequestFailed struct {
 	Purpose Purpose   `json:"purpose"`
-	Kind    ErrorKind `json:"kind"`
+	Kind    ErrorKind `json:"error_kind"`
 	Status  int       `json:"status,omitempty"`
 	Message string    `json:"message"`
 	// Blocks counts the blocks received before the failure.
@@ -149,7 +151,7 @@ const (
 
 // Withheld is an error recorded but not yet emitted.
 type Withheld struct {
-	Kind    WithheldKind `json:"kind"`
+	Kind    WithheldKind `json:"error_kind"`
 	Message string       `json:"message"`
 }
 

@@ -68,8 +68,12 @@ const (
 	ErrPromptTooLong ErrorKind = "prompt_too_long"
 	// ErrRequestTooLarge: 413 request too large.
 	ErrRequestTooLarge ErrorKind = "request_too_large"
-	// ErrMediaTooLarge: an image or document exceeds the size limit.
+	// ErrMediaTooLarge: the API rejected an image or document as too
+	// large (withheld; reactive compaction may strip it).
 	ErrMediaTooLarge ErrorKind = "media_too_large"
+	// ErrImageSize: an image failed the size check before it was sent
+	// (image_error at once).
+	ErrImageSize ErrorKind = "image_size"
 	// ErrFallbackTriggered: repeated overload; switch to the fallback model.
 	ErrFallbackTriggered ErrorKind = "fallback_triggered"
 	// ErrOverloaded: 529.
@@ -90,7 +94,7 @@ const (
 
 // ErrorKinds lists every kind in a fixed order.
 var ErrorKinds = []ErrorKind{
-	ErrPromptTooLong, ErrRequestTooLarge, ErrMediaTooLarge, ErrFallbackTriggered,
+	ErrPromptTooLong, ErrRequestTooLarge, ErrMediaTooLarge, ErrImageSize, ErrFallbackTriggered,
 	ErrOverloaded, ErrRateLimited, ErrServer, ErrConnection, ErrInvalidRequest,
 	ErrStream, ErrOther,
 }

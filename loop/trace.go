@@ -47,10 +47,13 @@ func (t Trace) Requests() []RequestEvent {
 // MarshalEvent encodes one event as a JSON object whose first field is
 // "kind".
 func MarshalEvent(e Event) ([]byte, error) {
-	body, err := json.Marshal(e)
-	if err != nil {
+	var enc bytes.Buffer
+	je := json.NewEncoder(&enc)
+	je.SetEscapeHTML(false)
+	if err := je.Encode(e); err != nil {
 		return nil, fmt.Errorf("marshal %s event: %w", e.EventKind(), err)
 	}
+	body := bytes.TrimRight(enc.Bytes(), "\n")
 	var b bytes.Buffer
 	b.WriteString(`{"kind":`)
 	k, _ := json.Marshal(e.EventKind())

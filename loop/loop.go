@@ -1,0 +1,226 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Texts the loop shows the model or the user.
+const (
+	RecoveryNudge       = "Output token limit hit. Resume directly, no apology, no recap of what you were doing. Pick up mid-thought if that is where the cut happened."
+	InterruptedResult   = "Interrupted by user"
+	InterruptedNotice   = "[Request interrupted by user]"
+	FallbackResult      = "Model fallback: this tool_use was discarded when the request was re-sent to another model"
+	ModelErrorResult    = "The model request failed before this tool ran"
+	MaxTurnsNotice      = "Reached the maximum number of turns"
+	BlockCapNotice      = "Stop hooks blocked too many times in a row; their last block was overridden"
+	MalformedNudge      = "Your reply said it would use a tool but contained no tool_use block. Call the tool again, or answer without tools."
+	EmptyReplyNudge     = "Your reply was empty. Please answer."
+	PromptTooLongNotice = "Prompt is too long"
+)
+
+// loop is the outer while(true) of SPEC §2.
+func (r *run) loop(ctx context.Context, s State) *Result {
+	for {
+		r.stats.Iterations++
+		r.emit(IterationStart{Iteration: r.stats.Iterations, Turn: s.TurnCount, Messages: len(s.Messages)})
+
+		// 2.1 prepare messages
+		mfq, compacted, term := r.prepareMessages(ctx, &s)
+		if term != nil {
+			return term
+		}
+		limits := r.p.Limits(r.model)
+
+		// 2.2 blocking limit
+		if !compacted && r.blockingCheckApplies() {
+			if count := r.count(mfq, 0); count >= limits.BlockingLimit {
+				msg := r.apiErrorMessage(fmt.Sprintf("%s: %d tokens is at or over the blocking limit %d", PromptTooLongNotice, count, limits.BlockingLimit))
+				return r.finish(s, join(mfq, []Message{msg}), BlockingLimit, msg.Text())
+			}
+		}
+
+		// 2.3 call the model
+		out := r.callModel(ctx, &s, mfq)
+		if out.terminal != nil {
+			return out.terminal
+		}
+
+		// 2.4 after the stream
+		if s.PendingToolUseSummary != nil {
+			text, err := s.PendingToolUseSummary.wait()
+			ev := ToolSummary{Text: text}
+			if err != nil {
+				ev.Error = err.Error()
+			}
+			r.emit(ev)
+			s.PendingToolUseSummary = nil
+		}
+
+		var next *State
+		var res *Result
+		if len(out.toolUses) == 0 {
+			next, res = r.stopBranch(ctx, s, mfq, out)
+		} else {
+			next, res = r.toolBranch(ctx, s, mfq, out)
+		}
+		if res != nil {
+			return res
+		}
+		s = *next
+	}
+}
+
+// count is the token count the thresholds compare: the counter's figure
+// minus what snip freed.
+func (r *run) count(msgs []Message, snipFreed int) int {
+	return max(r.counter.Count(msgs)-snipFreed, 0)
+}
+
+// blockingCheckApplies: the blocking limit is enforced unless collapse or
+// the reactive path owns overflow, or the model is reactive-only.
+func (r *run) blockingCheckApplies() bool {
+	p := &r.p
+	switch {
+	case p.reactiveOnly(r.model.Name):
+		return false
+	case p.ContextCollapse:
+		return false
+	case p.ReactiveOwnsOverflow && p.ReactiveCompact && p.autoCompactActive():
+		return false
+	}
+	return true
+}
+
+// streamOutcome is what 2.3 produced.
+type streamOutcome struct {
+	terminal  *Result
+	assistant []Message
+	toolUses  []Block
+	withheld  *Withheld
+	malformed bool
+	empty     bool
+	truncated bool
+}
+
+// callModel sends the main request with the inner fallback loop (2.3) and
+// handles abort (2.4).
+func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutcome {
+	maxTokens := r.p.MaxTokens(r.model)
+	if s.MaxOutputTokensOverride > 0 {
+		maxTokens = s.MaxOutputTokensOverride
+	}
+	for {
+		req := Request{Purpose: PurposeMain, Model: s.ToolUseContext.Model, MaxTokens: maxTokens, Messages: mfq,
+			InputTokens: SumTokens(mfq), Tools: s.ToolUseContext.Tools}
+		blocks, resp, err := r.call.send(ctx, req)
+		var msg Message
+		if len(blocks) > 0 || err == nil {
+			msg = r.newMessage(Message{Role: RoleAssistant, Blocks: blocks, Model: req.Model, StopReason: resp.StopReason})
+			if err == nil {
+				u := resp.Usage
+				msg.Usage = &u
+				if u.OutputTokens > 0 {
+					msg.Tokens = u.OutputTokens
+				}
+			}
+		}
+		uses := msg.ToolUses()
+		for _, u := range uses {
+			r.toolUseIDs[u.ID] = true
+		}
+
+		if ctx.Err() != nil {
+			// 2.4: aborted while streaming
+			history := mfq
+			if len(blocks) > 0 {
+				history = join(mfq, []Message{msg})
+				if len(uses) > 0 {
+					history = append(history, r.resultMessage(r.syntheticResults(uses, InterruptedResult), true))
+				}
+			}
+			r.emit(Notice{Text: InterruptedNotice})
+			return streamOutcome{terminal: r.finish(*s, history, AbortedStreaming, InterruptedNotice)}
+		}
+
+		var re *RequestError
+		if err != nil && errors.As(err, &re) {
+			switch {
+			case re.Kind == ErrFallbackTriggered && r.p.Fallback && r.cfg.FallbackModel.Name != "" && !r.fellBack:
+				r.fellBack = true
+				from := s.ToolUseContext.Model
+				r.model = r.cfg.FallbackModel
+				s.ToolUseContext.Model = r.model.Name
+				var orphans []string
+				for _, u := range uses {
+					orphans = append(orphans, u.ID)
+				}
+				r.emit(Fallback{From: from, To: r.model.Name, Orphans: orphans})
+				r.syntheticResults(uses, FallbackResult)
+				r.stats.DiscardedOutputTokens += msg.Tokens
+				r.emit(Notice{Text: fmt.Sprintf("Switched to %s after repeated overload on %s", r.model.Name, from)})
+				maxTokens = min(maxTokens, r.model.MaxOutputTokens)
+				continue
+			case re.Kind == ErrPromptTooLong || (re.Kind == ErrRequestTooLarge && !r.p.RequestTooLargeIsMedia):
+				w := Withheld{Kind: WithheldPromptTooLong, Message: re.Error()}
+				r.emit(w)
+				return streamOutcome{withheld: &w}
+			case re.Kind == ErrMediaTooLarge || re.Kind == ErrRequestTooLarge:
+				w := Withheld{Kind: WithheldMedia, Message: re.Error()}
+				r.emit(w)
+				return streamOutcome{withheld: &w}
+			case re.Kind == ErrImageSize:
+				return streamOutcome{terminal: r.failRequest(*s, mfq, msg, blocks, uses, ImageError, re.Error())}
+			}
+			return streamOutcome{terminal: r.failRequest(*s, mfq, msg, blocks, uses, r.p.APIErrorTerminal, re.Error())}
+		}
+		if err != nil {
+			return streamOutcome{terminal: r.failRequest(*s, mfq, msg, blocks, uses, ModelError, err.Error())}
+		}
+
+		r.outputTotal += resp.Usage.OutputTokens
+		if t := s.AutoCompactTracking; t != nil && t.Compacted {
+			c := *t
+			c.RepliesSinceCompact++
+			s.AutoCompactTracking = &c
+		}
+		out := streamOutcome{assistant: []Message{msg}, toolUses: uses}
+		switch {
+		case len(uses) > 0:
+		case resp.StopReason == StopMaxTokens:
+			out.truncated = true
+			w := Withheld{Kind: WithheldMaxOutput, Message: fmt.Sprintf("response truncated at max_tokens %d", maxTokens)}
+			out.withheld = &w
+			r.emit(w)
+		case resp.StopReason == StopToolUse && r.p.MalformedToolUseRetries > 0:
+			out.malformed = true
+		case emptyReply(blocks) && r.p.EmptyReplyRetries > 0:
+			out.empty = true
+		}
+		return out
+	}
+}
+
+// failRequest ends the run after a failed request: tool_uses received
+// before the failure get synthetic results and the error is shown.
+func (r *run) failRequest(s State, mfq []Message, msg Message, blocks []Block, uses []Block, t Terminal, text string) *Result {
+	history := mfq
+	if len(blocks) > 0 {
+		history = join(mfq, []Message{msg})
+		if len(uses) > 0 {
+			history = append(history, r.resultMessage(r.syntheticResults(uses, ModelErrorResult), true))
+		}
+	}
+	errMsg := r.apiErrorMessage(text)
+	return r.finish(s, join(history, []Message{errMsg}), t, text)
+}
+
+func emptyReply(blocks []Block) bool {
+	for _, b := range blocks {
+		if b.Type != BlockText || b.Text != "" {
+			return false
+		}
+	}
+	return true
+}

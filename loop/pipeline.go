@@ -1,0 +1,206 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+)
+
+// prepareMessages is SPEC §2.1: the messages after the last boundary,
+// through the tool-result budget, snip, microcompact, context collapse and
+// auto-compact. It may end the run (the thrash guard).
+func (r *run) prepareMessages(ctx context.Context, s *State) ([]Message, bool, *Result) {
+	p := &r.p
+	mfq := afterBoundary(s.Messages)
+	limits := r.p.Limits(r.model)
+
+	if p.ToolResultBudget > 0 {
+		before := SumTokens(mfq)
+		out, n := applyToolResultBudget(mfq, p.ToolResultBudget)
+		if n > 0 {
+			mfq = r.resize(out)
+			r.emit(Stage{Stage: StageToolResultBudget, TokensBefore: before, TokensAfter: SumTokens(mfq), Changed: n})
+		}
+	}
+
+	snipFreed := 0
+	if p.Snip {
+		before := SumTokens(mfq)
+		var res SnipResult
+		err := guard("snipper", func() {
+			res = r.snipper.Snip(SnipInput{Messages: mfq, Tokens: r.count(mfq, 0), Threshold: limits.WarningThreshold, KeepRecent: p.SnipKeepRecent})
+		})
+		switch {
+		case err != nil:
+			r.emit(Stage{Stage: StageSnip, TokensBefore: before, TokensAfter: before, Error: err.Error()})
+		case len(res.Removed) > 0 || res.TokensFreed > 0:
+			mfq = r.resize(res.Messages)
+			snipFreed = max(res.TokensFreed, 0)
+			r.emit(Stage{Stage: StageSnip, TokensBefore: before, TokensAfter: SumTokens(mfq), TokensFreed: snipFreed, Removed: res.Removed})
+		}
+	}
+
+	if p.Microcompact {
+		before := SumTokens(mfq)
+		var res MicrocompactResult
+		err := guard("microcompactor", func() {
+			res = r.micro.Microcompact(MicrocompactInput{Messages: mfq, KeepRecent: p.MicrocompactKeepRecent})
+		})
+		switch {
+		case err != nil:
+			r.emit(Stage{Stage: StageMicrocompact, TokensBefore: before, TokensAfter: before, Error: err.Error()})
+		case res.Cleared > 0:
+			mfq = r.resize(res.Messages)
+			r.emit(Stage{Stage: StageMicrocompact, TokensBefore: before, TokensAfter: SumTokens(mfq), Changed: res.Cleared})
+		}
+	}
+
+	if p.ContextCollapse {
+		before := SumTokens(mfq)
+		in := r.collapseInput(mfq, s.StagedCollapses, snipFreed)
+		var res CollapseResult
+		err := guard("collapser", func() { res = r.collapser.Collapse(in) })
+		switch {
+		case err != nil:
+			r.emit(Stage{Stage: StageCollapse, TokensBefore: before, TokensAfter: before, Error: err.Error()})
+		case res.Committed > 0 || len(res.Staged) != len(s.StagedCollapses):
+			mfq = r.resize(res.Messages)
+			s.StagedCollapses = res.Staged
+			r.emit(Stage{Stage: StageCollapse, TokensBefore: before, TokensAfter: SumTokens(mfq), Changed: res.Committed,
+				Staged: len(res.Staged), Removed: res.Removed})
+		}
+	}
+
+	if !p.autoCompactActive() || p.reactiveOnly(r.model.Name) {
+		return mfq, false, nil
+	}
+	return r.autoCompact(ctx, s, mfq, snipFreed, limits)
+}
+
+// collapseInput builds the collapser's input with the policy's thresholds.
+func (r *run) collapseInput(mfq []Message, staged []Span, snipFreed int) CollapseInput {
+	eff := r.p.Limits(r.model).EffectiveWindow
+	return CollapseInput{Messages: mfq, Tokens: r.count(mfq, snipFreed), Staged: staged,
+		StageAt: eff * r.p.CollapseStagePercent / 100, CommitAt: eff * r.p.CollapseCommitPercent / 100,
+		KeepRecent: r.p.CollapseKeepRecent}
+}
+
+// resize gives every message without a size one, copying the list if it
+// has to change an entry.
+func (r *run) resize(msgs []Message) []Message {
+	copied := false
+	for i := range msgs {
+		if msgs[i].Tokens == 0 || msgs[i].ID == "" {
+			if !copied {
+				msgs = append([]Message(nil), msgs...)
+				copied = true
+			}
+			r.prepare(&msgs[i])
+		}
+	}
+	return msgs
+}
+
+// autoCompact is step 6 of §2.1 with the circuit breaker, the too-few-
+// exchanges skip and the thrash guard.
+func (r *run) autoCompact(ctx context.Context, s *State, mfq []Message, snipFreed int, limits Limits) ([]Message, bool, *Result) {
+	p := &r.p
+	count := r.count(mfq, snipFreed)
+	if count < limits.AutoCompactThreshold {
+		return mfq, false, nil
+	}
+	ev := Compaction{Trigger: TriggerAuto, TokensBefore: count, TokensAfter: count, Threshold: limits.AutoCompactThreshold}
+	t := s.AutoCompactTracking
+	if t != nil && t.ConsecutiveFailures >= p.MaxAutoCompactFailures {
+		ev.Skipped, ev.Failures = "circuit_breaker", t.ConsecutiveFailures
+		r.emit(ev)
+		return mfq, false, nil
+	}
+	if len(Exchanges(mfq)) < p.MinExchangesToCompact && count < limits.BlockingLimit {
+		ev.Skipped = "too_few_exchanges"
+		r.emit(ev)
+		return mfq, false, nil
+	}
+	rapid := 0
+	if p.RapidRefillWindow > 0 && t != nil && t.Compacted && t.RepliesSinceCompact <= p.RapidRefillWindow {
+		rapid = t.RapidRefills + 1
+		if rapid >= p.RapidRefillTrip {
+			ev.Skipped, ev.RapidRefill = "rapid_refill_breaker", rapid
+			r.emit(ev)
+			msg := r.apiErrorMessage(fmt.Sprintf("Context refilled to the auto-compact threshold %d times in a row right after compacting; stopping", rapid))
+			return nil, false, r.finish(*s, join(mfq, []Message{msg}), RapidRefillBreaker, msg.Text())
+		}
+	}
+	history, removed, kept, err := r.compact(ctx, s, TriggerAuto, mfq, count)
+	if err != nil {
+		failures := 1
+		if t != nil {
+			failures = t.ConsecutiveFailures + 1
+		}
+		nt := AutoCompactTracking{ConsecutiveFailures: failures}
+		if t != nil {
+			nt = *t
+			nt.ConsecutiveFailures = failures
+		}
+		s.AutoCompactTracking = &nt
+		ev.Error, ev.Failures = err.Error(), failures
+		r.emit(ev)
+		return mfq, false, nil
+	}
+	s.AutoCompactTracking = &AutoCompactTracking{Compacted: true, TurnID: fmt.Sprintf("compact-%d", r.stats.Iterations), RapidRefills: rapid}
+	s.Messages = history
+	post := afterBoundary(history)
+	ev.OK, ev.TokensAfter, ev.Removed, ev.Kept, ev.RapidRefill = true, SumTokens(post), removed, kept, rapid
+	r.emit(ev)
+	return post, true, nil
+}
+
+// compact runs the compactor on mfq and builds the post-compact history:
+// boundary, summary, kept tail. It returns the history, the IDs removed
+// and the number of messages kept.
+func (r *run) compact(ctx context.Context, s *State, trigger CompactTrigger, mfq []Message, count int) ([]Message, []string, int, error) {
+	req := CompactRequest{Trigger: trigger, Messages: mfq, Tokens: count, Model: s.ToolUseContext.Model,
+		MaxTokens: r.p.MaxTokens(r.model), Tools: s.ToolUseContext.Tools, PreserveTail: r.p.PreserveTailExchanges, Call: r.call}
+	var res CompactResult
+	var err error
+	if gerr := guard("compactor", func() { res, err = r.compactor.Compact(ctx, req) }); gerr != nil {
+		err = gerr
+	}
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("%s compaction: %w", trigger, err)
+	}
+	if res.SummaryTokens < 0 {
+		return nil, nil, 0, fmt.Errorf("%s compaction: summary tokens %d is negative", trigger, res.SummaryTokens)
+	}
+	cut := len(mfq) - min(max(res.Keep, 0), len(mfq))
+	// keep whole exchanges so no tool_use is parted from its result
+	snapped := 0
+	for _, st := range Exchanges(mfq) {
+		if st <= cut {
+			snapped = st
+		}
+	}
+	if cut < len(mfq) {
+		cut = snapped
+	}
+	removed := make([]string, 0, cut)
+	for _, m := range mfq[:cut] {
+		removed = append(removed, m.ID)
+	}
+	boundary := r.newMessage(Message{Role: RoleUser, CompactBoundary: true, Meta: true, Synthetic: true,
+		Blocks: []Block{{Type: BlockText, Text: fmt.Sprintf("[%s compact boundary]", trigger)}}})
+	summary := r.newMessage(Message{Role: RoleUser, CompactSummary: true, Meta: true, Tokens: res.SummaryTokens,
+		Blocks: []Block{{Type: BlockText, Text: res.Summary}}})
+	history := join([]Message{boundary, summary}, mfq[cut:])
+	return history, removed, len(mfq) - cut, nil
+}
+
+// guard runs f, turning a panic into an error naming where.
+func guard(where string, f func()) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = panicError(where, v)
+		}
+	}()
+	f()
+	return nil
+}

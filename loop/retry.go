@@ -1,0 +1,166 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+)
+
+// caller is the layer between the loop and the model seam: it sends a
+// request, records it in the trace, validates the response, and retries
+// as the policy says, with simulated back-off drawn from the run's seeded
+// stream (never slept).
+type caller struct {
+	r   *run
+	rng *rand.Rand
+}
+
+// errFallback is returned by send when the retry layer decides to switch
+// to the fallback model.
+var errFallback = &RequestError{Kind: ErrFallbackTriggered, Message: "fallback triggered by repeated overload"}
+
+// send streams req, retrying per policy. It returns the blocks of the
+// last attempt (also on failure, for the tool_uses received before it).
+func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, error) {
+	p := &c.r.p
+	fallbackReady := p.Fallback && c.r.cfg.FallbackModel.Name != "" && !c.r.fellBack && req.Purpose == PurposeMain
+	retries, overloads, resends := 0, 0, 0
+	for attempt := 1; ; attempt++ {
+		blocks, resp, err := c.once(ctx, req, attempt)
+		if err == nil || ctx.Err() != nil {
+			return blocks, resp, err
+		}
+		var re *RequestError
+		if !errors.As(err, &re) {
+			return blocks, resp, err
+		}
+		if re.Kind == ErrOverloaded {
+			overloads++
+		} else {
+			overloads = 0
+		}
+		if fallbackReady && ((re.Kind == ErrOverloaded && p.FallbackAfter529s > 0 && overloads >= p.FallbackAfter529s) ||
+			(re.Kind == ErrServer && p.FallbackOn500)) {
+			return blocks, resp, errFallback
+		}
+		switch {
+		case retryable(re.Kind) && retries < p.APIRetries:
+			retries++
+			delay := c.backoff(retries, re.RetryAfterMS)
+			c.r.stats.RetryDelayMS += delay
+			c.r.emit(Retry{Attempt: attempt + 1, Reason: re.Kind, DelayMS: delay})
+			continue
+		case (re.Kind == ErrStream || re.Kind == ErrConnection) && p.NonStreamingFallback && !req.NonStreaming:
+			req.NonStreaming = true
+			req.MaxTokens = min(req.MaxTokens, p.NonStreamingMaxTokens)
+			c.r.emit(Retry{Attempt: attempt + 1, Reason: re.Kind, NonStreaming: true})
+			continue
+		case re.Kind == ErrInvalidRequest && req.Purpose == PurposeMain && resends < p.InvalidRequestResends:
+			resends++
+			c.r.emit(Retry{Attempt: attempt + 1, Reason: re.Kind})
+			continue
+		}
+		return blocks, resp, err
+	}
+}
+
+// retryable kinds are retried with back-off: 429, 500, 529 and dropped
+// connections.
+func retryable(k ErrorKind) bool {
+	return k == ErrRateLimited || k == ErrServer || k == ErrOverloaded || k == ErrConnection
+}
+
+// backoff is the simulated delay before retry k (1-based), in ms.
+func (c *caller) backoff(k, retryAfterMS int) int {
+	p := &c.r.p
+	factor := 1 + c.rng.Float64()*p.BackoffJitter
+	if retryAfterMS > 0 && p.HonorRetryAfter {
+		return int(float64(retryAfterMS) * factor)
+	}
+	base := p.BackoffMaxMS
+	if k-1 < 31 {
+		base = min(p.BackoffBaseMS<<(k-1), p.BackoffMaxMS)
+	}
+	return int(float64(base) * factor)
+}
+
+// once sends one attempt, recording it.
+func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []Block, resp Response, err error) {
+	r := c.r
+	r.stats.Requests++
+	r.stats.PeakTokens = max(r.stats.PeakTokens, req.InputTokens)
+	last := ""
+	if n := len(req.Messages); n > 0 {
+		last = req.Messages[n-1].Kind()
+	}
+	r.emit(RequestEvent{Purpose: req.Purpose, Model: req.Model, InputTokens: req.InputTokens, MaxTokens: req.MaxTokens,
+		Messages: len(req.Messages), Last: last, Attempt: attempt, NonStreaming: req.NonStreaming})
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				err = panicError("model", v)
+			}
+		}()
+		resp, err = r.cfg.Model.Stream(ctx, req, func(b Block) { blocks = append(blocks, b) })
+	}()
+	if err == nil && ctx.Err() == nil {
+		err = r.checkResponse(blocks, resp)
+	}
+	if err != nil {
+		r.stats.FailedInputTokens += req.InputTokens
+		ev := RequestFailed{Purpose: req.Purpose, Kind: "exception", Message: err.Error(), Blocks: len(blocks)}
+		var re *RequestError
+		if errors.As(err, &re) {
+			ev.Kind, ev.Status, ev.Message = re.Kind, re.Status, re.Message
+		}
+		if ctx.Err() != nil {
+			ev.Kind, ev.Message = "aborted", ctx.Err().Error()
+		}
+		r.emit(ev)
+		return blocks, resp, err
+	}
+	r.stats.InputTokens += resp.Usage.InputTokens + resp.Usage.CacheReadInputTokens + resp.Usage.CacheCreationInputTokens
+	r.stats.OutputTokens += resp.Usage.OutputTokens
+	ev := ResponseEvent{Purpose: req.Purpose, StopReason: resp.StopReason, Usage: resp.Usage, Blocks: len(blocks)}
+	for _, b := range blocks {
+		if b.Type == BlockToolUse {
+			ev.ToolUses = append(ev.ToolUses, b.ID)
+		}
+	}
+	r.emit(ev)
+	return blocks, resp, nil
+}
+
+// checkResponse rejects a response no real API would send.
+func (r *run) checkResponse(blocks []Block, resp Response) error {
+	u := resp.Usage
+	if u.InputTokens < 0 || u.OutputTokens < 0 || u.CacheReadInputTokens < 0 || u.CacheCreationInputTokens < 0 {
+		return fmt.Errorf("response usage %+v has a negative count", u)
+	}
+	seen := map[string]bool{}
+	for i, b := range blocks {
+		if err := validateBlock(b); err != nil {
+			return fmt.Errorf("response block %d: %w", i, err)
+		}
+		if b.Type == BlockToolResult {
+			return fmt.Errorf("response block %d: the model sent a tool_result", i)
+		}
+		if b.Type == BlockToolUse {
+			if seen[b.ID] || r.toolUseIDs[b.ID] {
+				return fmt.Errorf("response block %d: tool_use id %q is not unique", i, b.ID)
+			}
+			seen[b.ID] = true
+		}
+	}
+	return nil
+}
+
+// Call implements [Caller] for compactors.
+func (c *caller) Call(ctx context.Context, req Request) (Reply, error) {
+	blocks, resp, err := c.send(ctx, req)
+	if err != nil {
+		return Reply{}, err
+	}
+	return Reply{Blocks: blocks, Response: resp}, nil
+}

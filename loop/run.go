@@ -1,0 +1,207 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+)
+
+// run is one execution of the loop.
+type run struct {
+	cfg    Config
+	p      Policy
+	model  ModelInfo
+	call   *caller
+	trace  Trace
+	stats  Stats
+	ids    map[string]bool
+	nextID int
+	// toolUseIDs are the tool_use ids seen in the run, to reject a reply
+	// that reuses one.
+	toolUseIDs map[string]bool
+	// fellBack is set once the fallback model is in use.
+	fellBack bool
+	// outputTotal sums the output of every main reply (token budget).
+	outputTotal int
+
+	compactor Compactor
+	snipper   Snipper
+	micro     Microcompactor
+	collapser Collapser
+	counter   TokenCounter
+	estimator Estimator
+}
+
+// Run runs the query loop from messages until a terminal. It returns an
+// error only when the configuration or the starting history is invalid;
+// every fault met while running ends in a terminal recorded in the trace.
+func Run(ctx context.Context, cfg Config, messages []Message) (*Result, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, fmt.Errorf("loop: %w", err)
+	}
+	r := &run{cfg: cfg, p: cfg.Policy, model: cfg.Primary, ids: map[string]bool{}, toolUseIDs: map[string]bool{},
+		compactor: cfg.Compactor, snipper: cfg.Snipper, micro: cfg.Microcompactor, collapser: cfg.Collapser,
+		counter: cfg.Counter, estimator: cfg.Estimator}
+	if r.compactor == nil {
+		r.compactor = SummaryCompactor{MaxCalls: r.p.CompactMaxCalls, ReaskMissingTags: r.p.CompactReaskMissingTags,
+			DropOldestOnOverflow: r.p.CompactDropOldestOnOverflow}
+	}
+	if r.snipper == nil {
+		r.snipper = OldestSnipper{}
+	}
+	if r.micro == nil {
+		r.micro = KeepRecentMicrocompactor{}
+	}
+	if r.collapser == nil {
+		r.collapser = SpanCollapser{}
+	}
+	if r.counter == nil {
+		r.counter = UsageCounter{}
+	}
+	if r.estimator == nil {
+		r.estimator = CharEstimator{}
+	}
+	r.call = &caller{r: r, rng: rand.New(rand.NewPCG(cfg.Seed, 0x6c6f6f7073696d))}
+	msgs := make([]Message, len(messages))
+	for i, m := range messages {
+		if err := validateMessage(i, m); err != nil {
+			return nil, fmt.Errorf("loop: starting history: %w", err)
+		}
+		if m.ID != "" {
+			if r.ids[m.ID] {
+				return nil, fmt.Errorf("loop: starting history: message %d: id %q is not unique", i, m.ID)
+			}
+			r.ids[m.ID] = true
+		}
+		for _, b := range m.Blocks {
+			if b.Type == BlockToolUse {
+				r.toolUseIDs[b.ID] = true
+			}
+		}
+		msgs[i] = m
+	}
+	for i := range msgs {
+		r.prepare(&msgs[i])
+	}
+	state := State{
+		Messages:       msgs,
+		ToolUseContext: ToolUseContext{Model: cfg.Primary.Name, Tools: cfg.ToolNames, AgentID: cfg.AgentID},
+		TurnCount:      1,
+	}
+	return r.loop(ctx, state), nil
+}
+
+// prepare gives m an ID and a size if it has none.
+func (r *run) prepare(m *Message) {
+	if m.ID == "" {
+		for {
+			r.nextID++
+			id := "m" + strconv.Itoa(r.nextID)
+			if !r.ids[id] {
+				m.ID = id
+				break
+			}
+		}
+		r.ids[m.ID] = true
+	}
+	if m.Tokens == 0 {
+		m.Tokens = r.estimator.Estimate(*m)
+	}
+}
+
+// newMessage prepares and returns m.
+func (r *run) newMessage(m Message) Message {
+	r.prepare(&m)
+	return m
+}
+
+// metaText is a meta user message the loop injects.
+func (r *run) metaText(text string) Message {
+	return r.newMessage(Message{Role: RoleUser, Meta: true, Blocks: []Block{{Type: BlockText, Text: text}}})
+}
+
+func (r *run) emit(e Event) {
+	if r.cfg.Observer != nil {
+		r.cfg.Observer(e)
+	}
+	if !r.cfg.DiscardTrace {
+		r.trace = append(r.trace, e)
+	}
+}
+
+// finish ends the run.
+func (r *run) finish(s State, history []Message, t Terminal, msg string) *Result {
+	s.Messages = history
+	if s.PendingToolUseSummary != nil {
+		s.PendingToolUseSummary.wait()
+		s.PendingToolUseSummary = nil
+	}
+	r.emit(TerminalEvent{Terminal: t, Turn: s.TurnCount, Iterations: r.stats.Iterations, Message: msg})
+	return &Result{Terminal: t, State: s, Trace: r.trace, Stats: r.stats}
+}
+
+// advance applies transition t to s (the SPEC §3 table), then the
+// values the transition computed (edit), and records it.
+func (r *run) advance(s State, t Transition, messages []Message, edit ...func(*State)) State {
+	next := s.after(t)
+	next.Messages = messages
+	for _, e := range edit {
+		e(&next)
+	}
+	r.emit(TransitionEvent{Transition: t, Changes: diffState(s, next)})
+	return next
+}
+
+// apiErrorMessage is the assistant message that shows an error.
+func (r *run) apiErrorMessage(text string) Message {
+	r.emit(ErrorEmitted{Message: text})
+	return r.newMessage(Message{Role: RoleAssistant, APIError: true, Synthetic: true, Model: r.model.Name,
+		Blocks: []Block{{Type: BlockText, Text: text}}})
+}
+
+// syntheticResults answers every tool_use of uses with a synthetic error
+// result, recording each.
+func (r *run) syntheticResults(uses []Block, text string) []Block {
+	out := make([]Block, 0, len(uses))
+	for _, u := range uses {
+		b := Block{Type: BlockToolResult, ToolUseID: u.ID, Text: text, IsError: true}
+		r.emit(ToolResultEvent{ToolUseID: u.ID, Name: u.Name, Synthetic: true, IsError: true, Tokens: blockTokens(b)})
+		out = append(out, b)
+	}
+	return out
+}
+
+// resultMessage wraps tool_result blocks in one user message.
+func (r *run) resultMessage(blocks []Block, synthetic bool) Message {
+	return r.newMessage(Message{Role: RoleUser, Blocks: blocks, Synthetic: synthetic})
+}
+
+// join concatenates message lists into a new slice.
+func join(parts ...[]Message) []Message {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]Message, 0, n)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// afterBoundary returns the messages after the last compact boundary.
+func afterBoundary(msgs []Message) []Message {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].CompactBoundary {
+			return msgs[i+1:]
+		}
+	}
+	return msgs
+}
+
+// isAbort reports whether err is the context's cancellation.
+func isAbort(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && (err == nil || errors.Is(err, ctx.Err()) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+}

@@ -1,0 +1,164 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// StopHookFeedbackPrefix starts each blocking error fed back to the model.
+const StopHookFeedbackPrefix = "Stop hook feedback: "
+
+// stopBranch is SPEC §2.5: the reply has no tool_use.
+func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out streamOutcome) (*State, *Result) {
+	p := &r.p
+	w := out.withheld
+	overflow := w != nil && (w.Kind == WithheldPromptTooLong || w.Kind == WithheldMedia)
+
+	// the released agent's retries of malformed and empty replies
+	if out.malformed {
+		if s.MalformedToolUseRetries >= p.MalformedToolUseRetries {
+			msg := r.apiErrorMessage(fmt.Sprintf("The model asked for a tool without a tool_use block %d times in a row", s.MalformedToolUseRetries+1))
+			return nil, r.finish(s, join(mfq, out.assistant, []Message{msg}), MalformedToolUseExhausted, msg.Text())
+		}
+		r.stats.DiscardedOutputTokens += SumTokens(out.assistant)
+		n := r.advance(s, MalformedToolUseRetry, join(mfq, []Message{r.metaText(MalformedNudge)}))
+		return &n, nil
+	}
+	if out.empty && s.EmptyReplyRetries < p.EmptyReplyRetries {
+		n := r.advance(s, EmptyReplyRetry, join(mfq, []Message{r.metaText(EmptyReplyNudge)}))
+		return &n, nil
+	}
+
+	// 1. collapse drain
+	if w != nil && w.Kind == WithheldPromptTooLong && p.ContextCollapse && s.Transition != CollapseDrainRetry {
+		before := SumTokens(mfq)
+		in := r.collapseInput(mfq, s.StagedCollapses, 0)
+		var res CollapseResult
+		err := guard("collapser", func() { res = r.collapser.Drain(in) })
+		if err != nil {
+			r.emit(Stage{Stage: StageCollapseDrain, TokensBefore: before, TokensAfter: before, Error: err.Error()})
+		} else if res.Committed > 0 {
+			drained := r.resize(res.Messages)
+			r.emit(Stage{Stage: StageCollapseDrain, TokensBefore: before, TokensAfter: SumTokens(drained), Changed: res.Committed,
+				Staged: len(res.Staged), Removed: res.Removed})
+			s.StagedCollapses = res.Staged
+			n := r.advance(s, CollapseDrainRetry, drained)
+			return &n, nil
+		}
+	}
+
+	// 2. reactive compact
+	if overflow {
+		if p.ReactiveCompact && s.ReactiveCompactsInRow < p.MaxReactiveCompactsInRow && len(Exchanges(mfq)) >= p.MinExchangesToCompact {
+			count := r.count(mfq, 0)
+			history, removed, kept, err := r.compact(ctx, &s, TriggerReactive, mfq, count)
+			ev := Compaction{Trigger: TriggerReactive, TokensBefore: count, TokensAfter: count}
+			if err == nil {
+				ev.OK, ev.TokensAfter, ev.Removed, ev.Kept = true, SumTokens(afterBoundary(history)), removed, kept
+				r.emit(ev)
+				n := r.advance(s, ReactiveCompactRetry, history)
+				return &n, nil
+			}
+			ev.Error = err.Error()
+			r.emit(ev)
+		}
+		msg := r.apiErrorMessage(w.Message)
+		t := PromptTooLong
+		if w.Kind == WithheldMedia {
+			t = ImageError
+		}
+		return nil, r.finish(s, join(mfq, []Message{msg}), t, w.Message)
+	}
+
+	if out.truncated {
+		// 3. escalate
+		escalated := min(p.EscalatedMaxTokens, r.model.MaxOutputTokens)
+		if p.Escalation && s.MaxOutputTokensOverride == 0 && escalated > p.MaxTokens(r.model) &&
+			!(p.EscalateOncePerStretch && s.EscalatedThisStretch) {
+			r.stats.DiscardedOutputTokens += SumTokens(out.assistant)
+			n := r.advance(s, MaxOutputTokensEscalate, mfq, func(n *State) { n.MaxOutputTokensOverride = escalated })
+			return &n, nil
+		}
+		// 4. recovery
+		if s.MaxOutputTokensRecoveryCount < p.MaxOutputRecoveries {
+			n := r.advance(s, MaxOutputTokensRecovery, join(mfq, out.assistant, []Message{r.metaText(RecoveryNudge)}))
+			return &n, nil
+		}
+		// exhausted: the withheld error is emitted and ends the loop (5.)
+		msg := r.apiErrorMessage(w.Message)
+		return nil, r.finish(s, join(mfq, out.assistant, []Message{msg}), p.TruncationExhaustedTerminal, w.Message)
+	}
+
+	history := join(mfq, out.assistant)
+
+	// 6. stop hooks
+	if r.cfg.StopHooks != nil {
+		var hr StopHookResult
+		var err error
+		in := StopHookInput{Messages: history, StopHookActive: s.StopHookActive, Turn: s.TurnCount}
+		if gerr := guard("stop hooks", func() { hr, err = r.cfg.StopHooks.RunStopHooks(ctx, in) }); gerr != nil {
+			err = gerr
+		}
+		ev := StopHook{StopHookActive: s.StopHookActive, BlocksInRow: s.StopHookBlocksInRow}
+		switch {
+		case err != nil:
+			ev.Outcome, ev.Error = HookFail, err.Error()
+			r.emit(ev)
+		case hr.PreventContinuation:
+			ev.Outcome = HookPrevent
+			if hr.Reason != "" {
+				ev.Messages = []string{hr.Reason}
+			}
+			r.emit(ev)
+			return nil, r.finish(s, history, StopHookPrevented, hr.Reason)
+		case len(hr.BlockingErrors) > 0:
+			ev.Messages = hr.BlockingErrors
+			if p.StopHookBlockCap > 0 && s.StopHookBlocksInRow >= p.StopHookBlockCap {
+				ev.Outcome = HookCapOverride
+				r.emit(ev)
+				r.emit(Notice{Text: BlockCapNotice})
+				return nil, r.finish(s, history, p.StopHookCapAction, BlockCapNotice)
+			}
+			ev.Outcome, ev.BlocksInRow = HookBlock, s.StopHookBlocksInRow+1
+			r.emit(ev)
+			if p.StopHookBlocksCountAsTurns {
+				if next := s.TurnCount + 1; p.MaxTurns > 0 && next > p.MaxTurns {
+					r.emit(Notice{Text: MaxTurnsNotice})
+					return nil, r.finish(s, history, MaxTurns, MaxTurnsNotice)
+				}
+			}
+			feedback := make([]Message, 0, len(hr.BlockingErrors))
+			for _, e := range hr.BlockingErrors {
+				feedback = append(feedback, r.metaText(StopHookFeedbackPrefix+e))
+			}
+			n := r.advance(s, StopHookBlocking, join(history, feedback), func(n *State) {
+				if p.StopHookBlocksCountAsTurns {
+					n.TurnCount++
+				}
+			})
+			return &n, nil
+		default:
+			ev.Outcome = HookPass
+			r.emit(ev)
+		}
+	}
+
+	// 7. token budget
+	if p.TokenBudget && r.cfg.TokenBudget > 0 {
+		b := s.Budget
+		delta := r.outputTotal - b.LastTotal
+		diminishing := b.Continuations >= p.BudgetDiminishingAfter && delta < p.BudgetDiminishingDelta && b.LastDelta < p.BudgetDiminishingDelta
+		if !diminishing && float64(r.outputTotal) < p.BudgetCompletionRatio*float64(r.cfg.TokenBudget) {
+			pct := r.outputTotal * 100 / r.cfg.TokenBudget
+			nudge := r.metaText(fmt.Sprintf("Stopped at %d%% of the token target (%d / %d). Keep working; do not summarise.", pct, r.outputTotal, r.cfg.TokenBudget))
+			n := r.advance(s, TokenBudgetContinuation, join(history, []Message{nudge}), func(n *State) {
+				n.Budget = BudgetTracker{Continuations: b.Continuations + 1, LastDelta: delta, LastTotal: r.outputTotal}
+			})
+			return &n, nil
+		}
+	}
+
+	// 8. completed
+	return nil, r.finish(s, history, Completed, strings.TrimSpace(history[len(history)-1].Text()))
+}

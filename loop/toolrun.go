@@ -1,0 +1,141 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+)
+
+// InputErrorResult starts the result of a tool_use whose input is not
+// valid JSON.
+const InputErrorResult = "Input error: the tool input is not valid JSON"
+
+// toolBranch is SPEC §2.6: the reply has tool_use blocks.
+func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out streamOutcome) (*State, *Result) {
+	p := &r.p
+	ids := make([]string, len(out.toolUses))
+	for i, u := range out.toolUses {
+		ids[i] = u.ID
+	}
+	r.emit(ToolBatch{ToolUses: ids})
+	calls, outcomes := r.runTools(ctx, out.toolUses)
+
+	blocks := make([]Block, 0, len(calls))
+	prevent := false
+	for i, c := range calls {
+		o := outcomes[i]
+		if !o.ran {
+			blocks = append(blocks, r.syntheticResults([]Block{out.toolUses[i]}, InterruptedResult)...)
+			continue
+		}
+		b := Block{Type: BlockToolResult, ToolUseID: c.ID, Text: o.Content, Tokens: o.Tokens, IsError: o.IsError}
+		ev := ToolResultEvent{ToolUseID: c.ID, Name: c.Name, IsError: o.IsError, Tokens: blockTokens(b), Prevent: o.PreventContinuation}
+		if o.err != nil {
+			b.Text, b.IsError, b.Tokens = "Error: "+o.err.Error(), true, 0
+			ev.IsError, ev.Error, ev.Tokens = true, o.err.Error(), blockTokens(b)
+		}
+		r.emit(ev)
+		blocks = append(blocks, b)
+		prevent = prevent || o.PreventContinuation
+	}
+	results := []Message{r.resultMessage(blocks, false)}
+	history := join(mfq, out.assistant, results)
+
+	if ctx.Err() != nil {
+		r.emit(Notice{Text: InterruptedNotice})
+		return nil, r.finish(s, history, AbortedTools, InterruptedNotice)
+	}
+	if prevent {
+		return nil, r.finish(s, history, HookStopped, "a tool hook prevented continuation")
+	}
+	if t := s.AutoCompactTracking; t != nil && t.Compacted {
+		c := *t
+		c.TurnCounter++
+		s.AutoCompactTracking = &c
+	}
+	if p.ToolUseSummary && r.cfg.Summarizer != nil {
+		s.PendingToolUseSummary = startSummary(ctx, r.cfg.Summarizer, calls, results)
+	}
+	if next := s.TurnCount + 1; p.MaxTurns > 0 && next > p.MaxTurns {
+		r.emit(Notice{Text: MaxTurnsNotice})
+		return nil, r.finish(s, history, MaxTurns, MaxTurnsNotice)
+	}
+	n := r.advance(s, NextTurn, history)
+	return &n, nil
+}
+
+// toolOutcome is one call's outcome; ran is false for a call that never
+// finished because of an abort.
+type toolOutcome struct {
+	ToolOutcome
+	ran bool
+	err error
+}
+
+// runTools runs the calls: consecutive concurrency-safe calls together,
+// the rest one by one, stopping at an abort. Results keep block order.
+func (r *run) runTools(ctx context.Context, uses []Block) ([]ToolCall, []toolOutcome) {
+	calls := make([]ToolCall, len(uses))
+	for i, u := range uses {
+		calls[i] = ToolCall{ID: u.ID, Name: u.Name, Input: u.Input, Index: i}
+	}
+	outcomes := make([]toolOutcome, len(calls))
+	safe, _ := r.cfg.Tools.(ConcurrencySafe)
+	for i := 0; i < len(calls); {
+		if ctx.Err() != nil {
+			break
+		}
+		j := i + 1
+		if safe != nil && r.isSafe(safe, calls[i]) {
+			for j < len(calls) && r.isSafe(safe, calls[j]) {
+				j++
+			}
+		}
+		if j-i == 1 {
+			outcomes[i] = r.runTool(ctx, calls[i])
+		} else {
+			var wg sync.WaitGroup
+			for k := i; k < j; k++ {
+				wg.Add(1)
+				go func(k int) {
+					defer wg.Done()
+					outcomes[k] = r.runTool(ctx, calls[k])
+				}(k)
+			}
+			wg.Wait()
+		}
+		i = j
+	}
+	return calls, outcomes
+}
+
+func (r *run) isSafe(safe ConcurrencySafe, c ToolCall) (ok bool) {
+	if guard("tools concurrency check", func() { ok = safe.ConcurrencySafe(c) }) != nil {
+		return false
+	}
+	return ok
+}
+
+// runTool runs one call, turning bad input, errors and panics into error
+// results and an abort into an unfinished call.
+func (r *run) runTool(ctx context.Context, c ToolCall) toolOutcome {
+	if c.Input != "" && !json.Valid([]byte(c.Input)) {
+		return toolOutcome{ran: true, ToolOutcome: ToolOutcome{Content: InputErrorResult, IsError: true}}
+	}
+	if r.cfg.Tools == nil {
+		return toolOutcome{ran: true, err: fmt.Errorf("no tools are configured; %q cannot run", c.Name)}
+	}
+	var o ToolOutcome
+	var err error
+	if gerr := guard(fmt.Sprintf("tool %q", c.Name), func() { o, err = r.cfg.Tools.Run(ctx, c) }); gerr != nil {
+		return toolOutcome{ran: true, err: gerr}
+	}
+	if err != nil && ctx.Err() != nil {
+		return toolOutcome{}
+	}
+	if o.Tokens < 0 {
+		return toolOutcome{ran: true, err: fmt.Errorf("tool %q reported %d tokens", c.Name, o.Tokens)}
+	}
+	return toolOutcome{ToolOutcome: o, ran: true, err: err}
+}
