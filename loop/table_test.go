@@ -1,0 +1,113 @@
+package loop
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// row is one row of SPEC §3: what a continue does to each counter.
+type row struct {
+	recovery       string // "0", "kept", "+1"
+	hasAttempted   string // "false", "kept", "true"
+	override       string // "unset", "kept"
+	stopHookActive string // "kept", "unset", "true"
+	tracking       string // "kept", "cleared"
+	turn           string // "kept", "+1"
+}
+
+// specTable is SPEC §3, transcribed.
+var specTable = map[Transition]row{
+	NextTurn:                {"0", "false", "unset", "kept", "kept", "+1"},
+	CollapseDrainRetry:      {"kept", "kept", "unset", "unset", "kept", "kept"},
+	ReactiveCompactRetry:    {"kept", "true", "unset", "unset", "cleared", "kept"},
+	MaxOutputTokensEscalate: {"kept", "kept", "unset", "unset", "kept", "kept"},
+	MaxOutputTokensRecovery: {"+1", "kept", "unset", "unset", "kept", "kept"},
+	StopHookBlocking:        {"0", "kept", "unset", "true", "kept", "kept"},
+	TokenBudgetContinuation: {"0", "false", "unset", "unset", "kept", "kept"},
+}
+
+func TestTransitionTableMatchesSpec(t *testing.T) {
+	before := func(stopHookActive, attempted bool) State {
+		return State{
+			MaxOutputTokensRecoveryCount: 2,
+			HasAttemptedReactiveCompact:  attempted,
+			MaxOutputTokensOverride:      64000,
+			StopHookActive:               stopHookActive,
+			AutoCompactTracking:          &AutoCompactTracking{Compacted: true, TurnCounter: 3},
+			TurnCount:                    4,
+		}
+	}
+	for _, tr := range Transitions[:7] {
+		want := specTable[tr]
+		for _, start := range []struct{ active, attempted bool }{{false, false}, {true, true}, {true, false}, {false, true}} {
+			s := before(start.active, start.attempted)
+			n := s.after(tr)
+			checkBool(t, tr, "has_attempted_reactive_compact", want.hasAttempted, s.HasAttemptedReactiveCompact, n.HasAttemptedReactiveCompact)
+			checkBool(t, tr, "stop_hook_active", want.stopHookActive, s.StopHookActive, n.StopHookActive)
+			got := row{
+				recovery:       delta(s.MaxOutputTokensRecoveryCount, n.MaxOutputTokensRecoveryCount),
+				hasAttempted:   want.hasAttempted,
+				override:       map[bool]string{true: "kept", false: "unset"}[n.MaxOutputTokensOverride == s.MaxOutputTokensOverride],
+				stopHookActive: want.stopHookActive,
+				tracking:       map[bool]string{true: "kept", false: "cleared"}[n.AutoCompactTracking == s.AutoCompactTracking],
+				turn:           delta(s.TurnCount, n.TurnCount),
+			}
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(row{})); diff != "" {
+				t.Errorf("%s from %+v (-spec +loop):\n%s", tr, start, diff)
+			}
+			if n.Transition != tr {
+				t.Errorf("%s: state.transition = %q", tr, n.Transition)
+			}
+		}
+	}
+}
+
+func checkBool(t *testing.T, tr Transition, field, rule string, from, to bool) {
+	t.Helper()
+	switch rule {
+	case "kept":
+		if to != from {
+			t.Errorf("%s: %s %t -> %t, SPEC keeps it", tr, field, from, to)
+		}
+	case "unset", "false":
+		if to {
+			t.Errorf("%s: %s is true, SPEC unsets it", tr, field)
+		}
+	case "true":
+		if !to {
+			t.Errorf("%s: %s is false, SPEC sets it", tr, field)
+		}
+	}
+}
+
+func delta(a, b int) string {
+	switch {
+	case b == a:
+		return "kept"
+	case b == 0:
+		return "0"
+	case b == a+1:
+		return "+1"
+	}
+	return "changed"
+}
+
+func TestAdvanceRecordsChangedFields(t *testing.T) {
+	r := &run{}
+	s := State{TurnCount: 1, MaxOutputTokensRecoveryCount: 2, Transition: MaxOutputTokensRecovery}
+	n := r.advance(s, NextTurn, []Message{{ID: "a"}, {ID: "b"}})
+	if n.TurnCount != 2 || len(n.Messages) != 2 {
+		t.Fatalf("advance: turn %d, %d messages", n.TurnCount, len(n.Messages))
+	}
+	got := r.trace[0].(TransitionEvent)
+	want := TransitionEvent{Transition: NextTurn, Changes: []FieldChange{
+		{Field: "messages", From: "0", To: "2"},
+		{Field: "max_output_tokens_recovery_count", From: "2", To: "0"},
+		{Field: "turn_count", From: "1", To: "2"},
+		{Field: "transition", From: "max_output_tokens_recovery", To: "next_turn"},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("transition event (-want +got):\n%s", diff)
+	}
+}

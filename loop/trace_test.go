@@ -1,0 +1,93 @@
+package loop
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// everyEvent has one populated event of every kind.
+var everyEvent = Trace{
+	IterationStart{Iteration: 1, Turn: 1, Messages: 3},
+	Stage{Stage: StageSnip, TokensBefore: 10, TokensAfter: 5, TokensFreed: 5, Removed: []string{"m1"}},
+	Compaction{Trigger: TriggerAuto, OK: true, TokensBefore: 100, TokensAfter: 10, Threshold: 90, Removed: []string{"m2"}, Kept: 1},
+	RequestEvent{Purpose: PurposeMain, Model: "m", InputTokens: 10, MaxTokens: 8000, Messages: 2, Last: "user", Attempt: 1},
+	ResponseEvent{Purpose: PurposeMain, StopReason: StopToolUse, Usage: Usage{InputTokens: 10, OutputTokens: 5}, Blocks: 1, ToolUses: []string{"t1"}},
+	RequestFailed{Purpose: PurposeMain, Kind: ErrOverloaded, Status: 529, Message: "overloaded <x>"},
+	Retry{Attempt: 2, Reason: ErrOverloaded, DelayMS: 512},
+	Fallback{From: "a", To: "b", Orphans: []string{"t1"}},
+	Withheld{Kind: WithheldPromptTooLong, Message: "prompt is too long: 3 tokens > 2 maximum"},
+	ErrorEmitted{Message: "boom"},
+	Notice{Text: "hi"},
+	ToolSummary{Text: "read a file"},
+	ToolBatch{ToolUses: []string{"t1"}},
+	ToolResultEvent{ToolUseID: "t1", Name: "read", Synthetic: true, IsError: true, Tokens: 4},
+	StopHook{Outcome: HookBlock, Messages: []string{"fix"}, BlocksInRow: 1},
+	TransitionEvent{Transition: NextTurn, Changes: []FieldChange{{Field: "turn_count", From: "1", To: "2"}}},
+	TerminalEvent{Terminal: Completed, Turn: 2, Iterations: 2},
+}
+
+func TestTraceRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	if err := everyEvent.WriteJSONL(&buf); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != len(everyEvent) {
+		t.Fatalf("%d lines for %d events", len(lines), len(everyEvent))
+	}
+	for i, l := range lines {
+		if !strings.HasPrefix(l, `{"kind":"`+string(everyEvent[i].EventKind())+`"`) {
+			t.Errorf("line %d does not start with its kind: %s", i+1, l)
+		}
+		if strings.Count(l, `"kind":`) != 1 {
+			t.Errorf("line %d has a second kind field: %s", i+1, l)
+		}
+	}
+	back, err := ReadJSONL(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(everyEvent, back); diff != "" {
+		t.Errorf("round trip (-wrote +read):\n%s", diff)
+	}
+	seen := map[EventKind]bool{}
+	for _, e := range everyEvent {
+		seen[e.EventKind()] = true
+	}
+	for _, k := range []EventKind{KindIterationStart, KindStage, KindCompaction, KindRequest, KindResponse, KindRequestFailed,
+		KindRetry, KindFallback, KindWithheld, KindErrorEmitted, KindNotice, KindToolSummary, KindToolBatch, KindToolResult,
+		KindStopHook, KindTransition, KindTerminal} {
+		if !seen[k] {
+			t.Errorf("kind %s is not covered by the round-trip test", k)
+		}
+	}
+}
+
+func TestReadJSONLNamesBadLine(t *testing.T) {
+	cases := map[string]string{
+		"{\"kind\":\"terminal\",\"terminal\":\"completed\",\"turn\":1,\"iterations\":1}\n{\"kind\":\"nope\"}\n": "trace line 2: decode event: unknown kind \"nope\"",
+		"{\"kind\":\"notice\",\"text\":\"x\",\"extra\":1}\n":                                                    "trace line 1: decode notice event: json: unknown field \"extra\"",
+		"not json\n": "trace line 1: decode event",
+	}
+	for in, want := range cases {
+		_, err := ReadJSONL(strings.NewReader(in))
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("ReadJSONL(%q) = %v, want prefix %q", in, err, want)
+		}
+	}
+}
+
+func TestTraceAccessors(t *testing.T) {
+	if got := everyEvent.Transitions(); len(got) != 1 || got[0] != NextTurn {
+		t.Errorf("Transitions = %v", got)
+	}
+	if got := everyEvent.Terminal(); got != Completed {
+		t.Errorf("Terminal = %v", got)
+	}
+	if got := everyEvent.Requests(); len(got) != 1 || got[0].MaxTokens != 8000 {
+		t.Errorf("Requests = %v", got)
+	}
+}
