@@ -51,7 +51,17 @@ type Config struct {
 	// DiscardTrace stops the run from keeping the trace in its [Result]
 	// (the observer still sees every event).
 	DiscardTrace bool
+	// IterationLimit is the harness's guard against a policy that never
+	// terminates (the seed with a stop hook that always blocks): the run
+	// halts, without a terminal, before starting iteration
+	// IterationLimit+1. Zero means [DefaultIterationLimit]; negative means
+	// no limit.
+	IterationLimit int
 }
+
+// DefaultIterationLimit is the iteration guard used when
+// Config.IterationLimit is zero.
+const DefaultIterationLimit = 10_000
 
 // Result is how a run ended.
 type Result struct {
@@ -63,6 +73,9 @@ type Result struct {
 	Trace Trace
 	// Stats are totals over the run.
 	Stats Stats
+	// Halted is set when the run hit Config.IterationLimit: Terminal is
+	// empty and the trace has no terminal event.
+	Halted bool
 }
 
 // Stats are totals over a run.

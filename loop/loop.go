@@ -22,7 +22,19 @@ const (
 
 // loop is the outer while(true) of SPEC §2.
 func (r *run) loop(ctx context.Context, s State) *Result {
+	limit := r.cfg.IterationLimit
+	if limit == 0 {
+		limit = DefaultIterationLimit
+	}
 	for {
+		if limit > 0 && r.stats.Iterations >= limit {
+			r.emit(Notice{Text: fmt.Sprintf("halted by the harness: iteration limit %d reached without a terminal", limit)})
+			if s.PendingToolUseSummary != nil {
+				s.PendingToolUseSummary.wait()
+				s.PendingToolUseSummary = nil
+			}
+			return &Result{State: s, Trace: r.trace, Stats: r.stats, Halted: true}
+		}
 		r.stats.Iterations++
 		r.emit(IterationStart{Iteration: r.stats.Iterations, Turn: s.TurnCount, Messages: len(s.Messages)})
 
