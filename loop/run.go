@@ -178,7 +178,12 @@ func (r *run) resultMessage(blocks []Block, synthetic bool) Message {
 	return r.newMessage(Message{Role: RoleUser, Blocks: blocks, Synthetic: synthetic})
 }
 
-// join concatenates message lists into a new slice.
+// join concatenates message lists into a new slice. The paths every turn
+// takes (next_turn, recovery, stop hooks, budget) append to the history
+// instead: the loop owns it, every holder of an older view of it (a
+// request, a hook input) sees only its own length, and appends only ever
+// write past the end of the newest history, so growth stays amortised
+// O(1) per message.
 func join(parts ...[]Message) []Message {
 	n := 0
 	for _, p := range parts {

@@ -82,7 +82,7 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 		}
 		// 4. recovery
 		if s.MaxOutputTokensRecoveryCount < p.MaxOutputRecoveries {
-			n := r.advance(s, MaxOutputTokensRecovery, join(mfq, out.assistant, []Message{r.metaText(RecoveryNudge)}))
+			n := r.advance(s, MaxOutputTokensRecovery, append(append(mfq, out.assistant...), r.metaText(RecoveryNudge)))
 			return &n, nil
 		}
 		// exhausted: the withheld error is emitted and ends the loop (5.)
@@ -90,7 +90,7 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 		return nil, r.finish(s, join(mfq, out.assistant, []Message{msg}), p.TruncationExhaustedTerminal, w.Message)
 	}
 
-	history := join(mfq, out.assistant)
+	history := append(mfq, out.assistant...)
 
 	// 6. stop hooks
 	if r.cfg.StopHooks != nil {
@@ -132,7 +132,7 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 			for _, e := range hr.BlockingErrors {
 				feedback = append(feedback, r.metaText(StopHookFeedbackPrefix+e))
 			}
-			n := r.advance(s, StopHookBlocking, join(history, feedback), func(n *State) {
+			n := r.advance(s, StopHookBlocking, append(history, feedback...), func(n *State) {
 				if p.StopHookBlocksCountAsTurns {
 					n.TurnCount++
 				}
@@ -152,7 +152,7 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 		if !diminishing && float64(r.outputTotal) < p.BudgetCompletionRatio*float64(r.cfg.TokenBudget) {
 			pct := r.outputTotal * 100 / r.cfg.TokenBudget
 			nudge := r.metaText(fmt.Sprintf("Stopped at %d%% of the token target (%d / %d). Keep working; do not summarise.", pct, r.outputTotal, r.cfg.TokenBudget))
-			n := r.advance(s, TokenBudgetContinuation, join(history, []Message{nudge}), func(n *State) {
+			n := r.advance(s, TokenBudgetContinuation, append(history, nudge), func(n *State) {
 				n.Budget = BudgetTracker{Continuations: b.Continuations + 1, LastDelta: delta, LastTotal: r.outputTotal}
 			})
 			return &n, nil

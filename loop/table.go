@@ -51,46 +51,63 @@ func (s State) after(t Transition) State {
 	return n
 }
 
-// fieldValues lists the state fields a transition can change, by the
+// diffState lists the state fields that differ between a and b, by the
 // names the trace uses, in a fixed order.
-func fieldValues(s State) [][2]string {
-	tracking := "none"
-	if t := s.AutoCompactTracking; t != nil {
-		tracking = fmt.Sprintf("{compacted:%t turn_id:%s turn_counter:%d failures:%d replies:%d rapid_refills:%d}",
-			t.Compacted, t.TurnID, t.TurnCounter, t.ConsecutiveFailures, t.RepliesSinceCompact, t.RapidRefills)
-	}
-	override := "unset"
-	if s.MaxOutputTokensOverride > 0 {
-		override = strconv.Itoa(s.MaxOutputTokensOverride)
-	}
-	return [][2]string{
-		{"messages", strconv.Itoa(len(s.Messages))},
-		{"model", s.ToolUseContext.Model},
-		{"auto_compact_tracking", tracking},
-		{"max_output_tokens_recovery_count", strconv.Itoa(s.MaxOutputTokensRecoveryCount)},
-		{"has_attempted_reactive_compact", strconv.FormatBool(s.HasAttemptedReactiveCompact)},
-		{"max_output_tokens_override", override},
-		{"stop_hook_active", strconv.FormatBool(s.StopHookActive)},
-		{"turn_count", strconv.Itoa(s.TurnCount)},
-		{"transition", string(s.Transition)},
-		{"reactive_compacts_in_row", strconv.Itoa(s.ReactiveCompactsInRow)},
-		{"stop_hook_blocks_in_row", strconv.Itoa(s.StopHookBlocksInRow)},
-		{"escalated_this_stretch", strconv.FormatBool(s.EscalatedThisStretch)},
-		{"malformed_tool_use_retries", strconv.Itoa(s.MalformedToolUseRetries)},
-		{"empty_reply_retries", strconv.Itoa(s.EmptyReplyRetries)},
-		{"staged_collapses", strconv.Itoa(len(s.StagedCollapses))},
-		{"budget_continuations", strconv.Itoa(s.Budget.Continuations)},
-	}
-}
-
-// diffState lists the fields that differ between a and b.
 func diffState(a, b State) []FieldChange {
-	av, bv := fieldValues(a), fieldValues(b)
 	var out []FieldChange
-	for i := range av {
-		if av[i][1] != bv[i][1] {
-			out = append(out, FieldChange{Field: av[i][0], From: av[i][1], To: bv[i][1]})
+	add := func(field, from, to string) {
+		out = append(out, FieldChange{Field: field, From: from, To: to})
+	}
+	ints := func(field string, x, y int) {
+		if x != y {
+			add(field, strconv.Itoa(x), strconv.Itoa(y))
 		}
 	}
+	bools := func(field string, x, y bool) {
+		if x != y {
+			add(field, strconv.FormatBool(x), strconv.FormatBool(y))
+		}
+	}
+	ints("messages", len(a.Messages), len(b.Messages))
+	if a.ToolUseContext.Model != b.ToolUseContext.Model {
+		add("model", a.ToolUseContext.Model, b.ToolUseContext.Model)
+	}
+	if a.AutoCompactTracking != b.AutoCompactTracking {
+		if ta, tb := trackingString(a.AutoCompactTracking), trackingString(b.AutoCompactTracking); ta != tb {
+			add("auto_compact_tracking", ta, tb)
+		}
+	}
+	ints("max_output_tokens_recovery_count", a.MaxOutputTokensRecoveryCount, b.MaxOutputTokensRecoveryCount)
+	bools("has_attempted_reactive_compact", a.HasAttemptedReactiveCompact, b.HasAttemptedReactiveCompact)
+	if a.MaxOutputTokensOverride != b.MaxOutputTokensOverride {
+		add("max_output_tokens_override", overrideString(a.MaxOutputTokensOverride), overrideString(b.MaxOutputTokensOverride))
+	}
+	bools("stop_hook_active", a.StopHookActive, b.StopHookActive)
+	ints("turn_count", a.TurnCount, b.TurnCount)
+	if a.Transition != b.Transition {
+		add("transition", string(a.Transition), string(b.Transition))
+	}
+	ints("reactive_compacts_in_row", a.ReactiveCompactsInRow, b.ReactiveCompactsInRow)
+	ints("stop_hook_blocks_in_row", a.StopHookBlocksInRow, b.StopHookBlocksInRow)
+	bools("escalated_this_stretch", a.EscalatedThisStretch, b.EscalatedThisStretch)
+	ints("malformed_tool_use_retries", a.MalformedToolUseRetries, b.MalformedToolUseRetries)
+	ints("empty_reply_retries", a.EmptyReplyRetries, b.EmptyReplyRetries)
+	ints("staged_collapses", len(a.StagedCollapses), len(b.StagedCollapses))
+	ints("budget_continuations", a.Budget.Continuations, b.Budget.Continuations)
 	return out
+}
+
+func trackingString(t *AutoCompactTracking) string {
+	if t == nil {
+		return "none"
+	}
+	return fmt.Sprintf("{compacted:%t turn_id:%s turn_counter:%d failures:%d replies:%d rapid_refills:%d}",
+		t.Compacted, t.TurnID, t.TurnCounter, t.ConsecutiveFailures, t.RepliesSinceCompact, t.RapidRefills)
+}
+
+func overrideString(n int) string {
+	if n > 0 {
+		return strconv.Itoa(n)
+	}
+	return "unset"
 }

@@ -40,7 +40,7 @@ func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out stream
 		prevent = prevent || o.PreventContinuation
 	}
 	results := []Message{r.resultMessage(blocks, false)}
-	history := join(mfq, out.assistant, results)
+	history := append(append(mfq, out.assistant...), results...)
 
 	if ctx.Err() != nil {
 		r.emit(Notice{Text: InterruptedNotice})
