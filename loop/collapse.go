@@ -67,7 +67,7 @@ func (SpanCollapser) Drain(in CollapseInput) CollapseResult {
 			continue
 		}
 		folded := res.Messages[first : last+1]
-		sum := Message{Role: RoleUser, Meta: true, Synthetic: true,
+		sum := Message{ID: "collapse:" + s.First + ".." + s.Last, Role: RoleUser, Meta: true, Synthetic: true,
 			Blocks: []Block{{Type: BlockText, Text: fmt.Sprintf("[collapsed %d messages: %s..%s]", len(folded), s.First, s.Last)}}}
 		sum.Tokens = max(1, SumTokens(folded)/10)
 		for _, m := range folded {

@@ -38,9 +38,13 @@ func (OldestSnipper) Snip(in SnipInput) SnipResult {
 	if in.Tokens < in.Threshold {
 		return res
 	}
+	starts := Exchanges(in.Messages)
+	if len(starts) < 2 {
+		return res
+	}
 	limit := len(in.Messages) - in.KeepRecent
 	cut := 0
-	for _, s := range Exchanges(in.Messages)[1:] {
+	for _, s := range starts[1:] {
 		if s > limit || in.Tokens-res.TokensFreed < in.Threshold {
 			break
 		}

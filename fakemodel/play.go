@@ -1,0 +1,164 @@
+package fakemodel
+
+import (
+	"fmt"
+
+	"github.com/loopsim/loopsim/loop"
+)
+
+// playback is what one resolved step does to one request: yield blocks,
+// then return resp or err, or abort.
+type playback struct {
+	blocks []loop.Block
+	resp   loop.Response
+	err    error
+	abort  bool
+}
+
+// defaultTruncatedText is the text of a truncated step with no content.
+const defaultTruncatedText = "(output cut at the token limit)"
+
+// play turns a step (not a branch) into a playback for the number-th
+// request.
+func play(s Step, req loop.Request, number, window int) (playback, error) {
+	input := req.InputTokens
+	if s.InputTokens > 0 {
+		input = s.InputTokens
+	}
+	// answer reports the step's OutputTokens, else fallback, else an
+	// estimate from the blocks.
+	answer := func(blocks []loop.Block, stop loop.StopReason, fallback int) playback {
+		output := s.OutputTokens
+		if output == 0 {
+			output = fallback
+		}
+		if output == 0 {
+			output = estimate(blocks)
+		}
+		return playback{blocks: blocks, resp: loop.Response{StopReason: stop,
+			Usage: loop.Usage{InputTokens: input, OutputTokens: output}}}
+	}
+	fault := func(kind loop.ErrorKind, status int, msg string) playback {
+		if s.Message != "" {
+			msg = s.Message
+		}
+		return playback{err: &loop.RequestError{Kind: kind, Status: status, Message: msg, RetryAfterMS: s.RetryAfterMS}}
+	}
+	switch s.kind() {
+	case Reply:
+		blocks := content(s, number)
+		stop := s.Stop
+		if stop == "" {
+			stop = loop.StopEndTurn
+			if len(s.ToolUses) > 0 {
+				stop = loop.StopToolUse
+			}
+		}
+		return answer(blocks, stop, 0), nil
+	case Empty:
+		return playback{resp: loop.Response{StopReason: loop.StopEndTurn,
+			Usage: loop.Usage{InputTokens: input, OutputTokens: s.OutputTokens}}}, nil
+	case MalformedToolUse:
+		s.ToolUses = nil
+		blocks := content(s, number)
+		if len(blocks) == 0 {
+			blocks = []loop.Block{{Type: loop.BlockText, Text: "I'll use a tool."}}
+		}
+		return answer(blocks, loop.StopToolUse, 0), nil
+	case Truncated:
+		blocks := content(s, number)
+		if len(blocks) == 0 {
+			blocks = []loop.Block{{Type: loop.BlockText, Text: defaultTruncatedText}}
+		}
+		if last := &blocks[len(blocks)-1]; last.Type == loop.BlockToolUse {
+			last.Input = last.Input[:len(last.Input)/2]
+		}
+		return answer(blocks, loop.StopMaxTokens, req.MaxTokens), nil
+	case PromptTooLong:
+		maximum := s.Maximum
+		if maximum == 0 {
+			maximum = window
+		}
+		if maximum == 0 {
+			maximum = max(input-1, 0)
+		}
+		return playback{err: loop.PromptTooLongError(input, maximum)}, nil
+	case RequestTooLarge:
+		return fault(loop.ErrRequestTooLarge, 413, "request exceeds the maximum allowed number of bytes"), nil
+	case MediaTooLarge:
+		return fault(loop.ErrMediaTooLarge, 400, "image exceeds 5 MB maximum"), nil
+	case ImageSize:
+		return fault(loop.ErrImageSize, 0, "image exceeds the maximum size checked before sending"), nil
+	case Overloaded:
+		return fault(loop.ErrOverloaded, 529, "overloaded"), nil
+	case FallbackTriggered:
+		return fault(loop.ErrFallbackTriggered, 529, fmt.Sprintf("model %q is overloaded: switch to the fallback model", req.Model)), nil
+	case RateLimited:
+		return fault(loop.ErrRateLimited, 429, "rate limit exceeded"), nil
+	case ServerError:
+		status := s.Status
+		if status == 0 {
+			status = 500
+		}
+		return fault(loop.ErrServer, status, "internal server error"), nil
+	case ConnectionDropped:
+		return fault(loop.ErrConnection, 0, "connection dropped before a response"), nil
+	case InvalidRequest:
+		return fault(loop.ErrInvalidRequest, 400, "invalid request"), nil
+	case OtherStatus:
+		return fault(loop.ErrOther, s.Status, fmt.Sprintf("status %d", s.Status)), nil
+	case StreamError:
+		p := fault(loop.ErrStream, 0, fmt.Sprintf("error event after %d content blocks", s.After))
+		p.blocks = chunks(s, number)
+		return p, nil
+	case Abort:
+		return playback{blocks: chunks(s, number), abort: true}, nil
+	}
+	return playback{}, fmt.Errorf("unknown kind %q", s.Kind)
+}
+
+// content builds the step's blocks: thinking, text, then tool uses.
+func content(s Step, number int) []loop.Block {
+	var out []loop.Block
+	if s.Thinking != "" {
+		out = append(out, loop.Block{Type: loop.BlockThinking, Text: s.Thinking})
+	}
+	if s.Text != "" {
+		out = append(out, loop.Block{Type: loop.BlockText, Text: s.Text})
+	}
+	for k, t := range s.ToolUses {
+		id := t.ID
+		if id == "" {
+			id = fmt.Sprintf("toolu_%d_%d", number, k+1)
+		}
+		input := t.Input
+		if input == "" {
+			input = "{}"
+		}
+		out = append(out, loop.Block{Type: loop.BlockToolUse, ID: id, Name: t.Name, Input: input})
+	}
+	return out
+}
+
+// chunks is the first After blocks of the step's content, made up as
+// "chunk i" text blocks where the content runs short.
+func chunks(s Step, number int) []loop.Block {
+	blocks := content(s, number)
+	for i := len(blocks); i < s.After; i++ {
+		blocks = append(blocks, loop.Block{Type: loop.BlockText, Text: fmt.Sprintf("chunk %d", i+1)})
+	}
+	return blocks[:s.After]
+}
+
+// estimate is four characters to a token per block, at least one token
+// for a reply with content.
+func estimate(blocks []loop.Block) int {
+	n := 0
+	for _, b := range blocks {
+		n += (len(b.Text) + len(b.Name) + len(b.Input) + 3) / 4
+	}
+	if n == 0 && len(blocks) > 0 {
+		n = 1
+	}
+	return n
+}

@@ -1,0 +1,312 @@
+package fakemodel
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/loopsim/loopsim/loop"
+)
+
+// Kind says what a [Step] does: reply, or fail in one particular way.
+type Kind string
+
+// The step kinds. The zero Kind is [Reply].
+const (
+	// Reply is an ordinary response: Thinking, Text and ToolUses, in that
+	// order. The stop reason is tool_use when there are tool uses, else
+	// end_turn, unless Stop says otherwise.
+	Reply Kind = "reply"
+	// Empty is a response with no content blocks (stop reason end_turn).
+	Empty Kind = "empty"
+	// MalformedToolUse is a response whose stop reason is tool_use but
+	// which carries no tool_use block.
+	MalformedToolUse Kind = "malformed_tool_use"
+	// Truncated is a response cut at the output cap: stop reason
+	// max_tokens and output tokens = the request's MaxTokens. If the step
+	// has ToolUses, the last one's input JSON is cut in half.
+	Truncated Kind = "truncated"
+	// PromptTooLong fails with 400 "prompt is too long: N tokens > M
+	// maximum": N is the request's InputTokens (or the step's), M is the
+	// step's Maximum, else the Model's Window.
+	PromptTooLong Kind = "prompt_too_long"
+	// RequestTooLarge fails with 413.
+	RequestTooLarge Kind = "request_too_large"
+	// MediaTooLarge fails with 400: the API rejected an image or document
+	// as too large.
+	MediaTooLarge Kind = "media_too_large"
+	// ImageSize fails with no status: an image failed the size check
+	// before the request was sent.
+	ImageSize Kind = "image_size"
+	// Overloaded fails with 529.
+	Overloaded Kind = "overloaded"
+	// FallbackTriggered fails with 529 of kind fallback_triggered: switch
+	// to the fallback model.
+	FallbackTriggered Kind = "fallback_triggered"
+	// RateLimited fails with 429, with the step's RetryAfterMS if set.
+	RateLimited Kind = "rate_limited"
+	// ServerError fails with 500, or the step's Status (5xx).
+	ServerError Kind = "server_error"
+	// ConnectionDropped fails with no status: the connection dropped.
+	ConnectionDropped Kind = "connection_dropped"
+	// InvalidRequest fails with a 400 other than prompt-too-long.
+	InvalidRequest Kind = "invalid_request"
+	// OtherStatus fails with the step's Status (required), kind other.
+	OtherStatus Kind = "other_status"
+	// StreamError yields After content blocks, then fails with an error
+	// event (kind stream_error).
+	StreamError Kind = "stream_error"
+	// Abort yields After content blocks, then calls the Model's Cancel and
+	// returns the context's error: the user aborted mid-stream.
+	Abort Kind = "abort"
+)
+
+// Kinds lists every step kind in a fixed order.
+var Kinds = []Kind{
+	Reply, Empty, MalformedToolUse, Truncated, PromptTooLong, RequestTooLarge,
+	MediaTooLarge, ImageSize, Overloaded, FallbackTriggered, RateLimited, ServerError,
+	ConnectionDropped, InvalidRequest, OtherStatus, StreamError, Abort,
+}
+
+// Forever is the Repeat value that makes a step answer every request from
+// then on.
+const Forever = -1
+
+// Step is one scripted answer to one request. Only the fields that apply
+// to the step's Kind may be set; [Step.Validate] says which.
+type Step struct {
+	// Kind is what the step does; empty means [Reply].
+	Kind Kind `json:"kind,omitempty"`
+
+	// Text is a text block's content.
+	Text string `json:"text,omitempty"`
+	// Thinking is a thinking block's content, yielded before the text.
+	Thinking string `json:"thinking,omitempty"`
+	// ToolUses are tool_use blocks, yielded after the text.
+	ToolUses []ToolUse `json:"tool_uses,omitempty"`
+	// Stop overrides a reply's stop reason.
+	Stop loop.StopReason `json:"stop,omitempty"`
+	// OutputTokens is the reported output; zero means an estimate from the
+	// content (for Truncated: the request's MaxTokens).
+	OutputTokens int `json:"output_tokens,omitempty"`
+	// InputTokens is the reported input (and N of a prompt-too-long);
+	// zero means the request's InputTokens.
+	InputTokens int `json:"input_tokens,omitempty"`
+
+	// Maximum is M of a prompt-too-long; zero means the Model's Window.
+	Maximum int `json:"maximum,omitempty"`
+	// Status is the HTTP status of a server_error (default 500) or an
+	// other_status fault.
+	Status int `json:"status,omitempty"`
+	// Message replaces a fault's default message.
+	Message string `json:"message,omitempty"`
+	// RetryAfterMS is the retry-after the fault carries, in milliseconds.
+	RetryAfterMS int `json:"retry_after_ms,omitempty"`
+	// After is how many content blocks a stream_error or abort step yields
+	// before it fails; missing blocks are made up as text "chunk i".
+	After int `json:"after,omitempty"`
+
+	// Repeat answers this many requests with the step (0 and 1 mean
+	// once); [Forever] answers every request from then on.
+	Repeat int `json:"repeat,omitempty"`
+
+	// If, when set, makes the step a branch: the request is answered by
+	// Then when the condition holds and by Else otherwise. A branch step
+	// sets nothing else but Repeat.
+	If *Condition `json:"if,omitempty"`
+	// Then answers when If holds.
+	Then *Step `json:"then,omitempty"`
+	// Else answers when If does not hold.
+	Else *Step `json:"else,omitempty"`
+}
+
+// ToolUse is one scripted tool_use block.
+type ToolUse struct {
+	// ID is the block's id; empty means "toolu_<request>_<k>", unique
+	// across the run (request counts from 1 over every request the Model
+	// received, k from 1 within the step). Explicit IDs are used as given.
+	ID string `json:"id,omitempty"`
+	// Name is the tool. Required.
+	Name string `json:"name"`
+	// Input is the raw JSON input; empty means "{}".
+	Input string `json:"input,omitempty"`
+}
+
+// kind returns the step's kind, defaulting to Reply.
+func (s Step) kind() Kind {
+	if s.Kind == "" {
+		return Reply
+	}
+	return s.Kind
+}
+
+// content fields every kind that yields blocks accepts.
+var (
+	replyFields  = []string{"text", "thinking", "tool_uses", "stop", "output_tokens", "input_tokens"}
+	faultFields  = []string{"message", "retry_after_ms"}
+	streamFields = []string{"text", "thinking", "tool_uses", "after"}
+)
+
+// allowedFields says which fields each kind accepts (Repeat, If, Then
+// and Else are checked separately).
+var allowedFields = map[Kind][]string{
+	Reply:             replyFields,
+	Empty:             {"output_tokens", "input_tokens"},
+	MalformedToolUse:  {"text", "thinking", "output_tokens", "input_tokens"},
+	Truncated:         {"text", "thinking", "tool_uses", "output_tokens", "input_tokens"},
+	PromptTooLong:     {"input_tokens", "maximum"},
+	RequestTooLarge:   faultFields,
+	MediaTooLarge:     faultFields,
+	ImageSize:         faultFields,
+	Overloaded:        faultFields,
+	FallbackTriggered: faultFields,
+	RateLimited:       faultFields,
+	ServerError:       append([]string{"status"}, faultFields...),
+	ConnectionDropped: faultFields,
+	InvalidRequest:    faultFields,
+	OtherStatus:       append([]string{"status"}, faultFields...),
+	StreamError:       append(append([]string(nil), streamFields...), "message"),
+	Abort:             streamFields,
+}
+
+// setFields lists, in a fixed order, the JSON names of the step's content
+// and fault fields that are not zero.
+func (s Step) setFields() []string {
+	var out []string
+	add := func(set bool, name string) {
+		if set {
+			out = append(out, name)
+		}
+	}
+	add(s.Text != "", "text")
+	add(s.Thinking != "", "thinking")
+	add(len(s.ToolUses) > 0, "tool_uses")
+	add(s.Stop != "", "stop")
+	add(s.OutputTokens != 0, "output_tokens")
+	add(s.InputTokens != 0, "input_tokens")
+	add(s.Maximum != 0, "maximum")
+	add(s.Status != 0, "status")
+	add(s.Message != "", "message")
+	add(s.RetryAfterMS != 0, "retry_after_ms")
+	add(s.After != 0, "after")
+	return out
+}
+
+// Validate reports whether the step is well formed: a known kind, only
+// fields that apply to it, no negative figures, tool uses with names, and
+// for a branch a valid condition with both Then and Else.
+func (s Step) Validate() error { return s.validate(false) }
+
+func (s Step) validate(nested bool) error {
+	if s.Repeat < Forever {
+		return fmt.Errorf("repeat %d: must be %d (forever) or more", s.Repeat, Forever)
+	}
+	if nested && s.Repeat != 0 {
+		return errors.New("repeat applies to a script step, not to a then/else branch")
+	}
+	if s.If != nil {
+		if s.Kind != "" || len(s.setFields()) > 0 {
+			return fmt.Errorf("a branch step (if) sets only then and else, not %s", strings.Join(append(kindField(s.Kind), s.setFields()...), ", "))
+		}
+		if err := s.If.Validate(); err != nil {
+			return fmt.Errorf("if: %w", err)
+		}
+		if s.Then == nil || s.Else == nil {
+			return errors.New("a branch step (if) needs both then and else")
+		}
+		if err := s.Then.validate(true); err != nil {
+			return fmt.Errorf("then: %w", err)
+		}
+		if err := s.Else.validate(true); err != nil {
+			return fmt.Errorf("else: %w", err)
+		}
+		return nil
+	}
+	if s.Then != nil || s.Else != nil {
+		return errors.New("then and else need an if")
+	}
+	k := s.kind()
+	allowed, ok := allowedFields[k]
+	if !ok {
+		return fmt.Errorf("unknown kind %q (known: %s)", s.Kind, kindList())
+	}
+	for _, f := range s.setFields() {
+		if !contains(allowed, f) {
+			return fmt.Errorf("field %s does not apply to kind %q (it takes: %s)", f, k, strings.Join(allowed, ", "))
+		}
+	}
+	for _, n := range []struct {
+		name string
+		v    int
+	}{{"output_tokens", s.OutputTokens}, {"input_tokens", s.InputTokens}, {"maximum", s.Maximum},
+		{"retry_after_ms", s.RetryAfterMS}, {"after", s.After}} {
+		if n.v < 0 {
+			return fmt.Errorf("%s %d is negative", n.name, n.v)
+		}
+	}
+	for i, t := range s.ToolUses {
+		if t.Name == "" {
+			return fmt.Errorf("tool_uses[%d] has no name", i)
+		}
+	}
+	switch k {
+	case Reply:
+		if s.Text == "" && s.Thinking == "" && len(s.ToolUses) == 0 {
+			return fmt.Errorf("a reply needs text, thinking or tool_uses (use kind %q for an empty reply)", Empty)
+		}
+		switch s.Stop {
+		case "", loop.StopEndTurn, loop.StopToolUse, loop.StopMaxTokens:
+		default:
+			return fmt.Errorf("stop %q is not one of %s, %s, %s", s.Stop, loop.StopEndTurn, loop.StopToolUse, loop.StopMaxTokens)
+		}
+	case ServerError:
+		if s.Status != 0 && (s.Status < 500 || s.Status > 599) {
+			return fmt.Errorf("status %d of a server_error must be 5xx", s.Status)
+		}
+	case OtherStatus:
+		if s.Status < 100 || s.Status > 599 {
+			return fmt.Errorf("other_status needs a status between 100 and 599, got %d", s.Status)
+		}
+	}
+	return nil
+}
+
+func kindField(k Kind) []string {
+	if k == "" {
+		return nil
+	}
+	return []string{"kind"}
+}
+
+func kindList() string {
+	names := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidateScript checks every step of a script and that no step follows
+// one that repeats forever (it could never be reached). It reports every
+// problem, each as a [*StepError].
+func ValidateScript(script []Step) error {
+	var errs []error
+	for i, s := range script {
+		if err := s.Validate(); err != nil {
+			errs = append(errs, &StepError{Step: i, Err: err})
+		}
+		if s.Repeat == Forever && i < len(script)-1 {
+			errs = append(errs, &StepError{Step: i + 1, Err: fmt.Errorf("unreachable: step %d repeats forever", i)})
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,63 @@
+package looptest
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/loopsim/loopsim/loop"
+)
+
+// stopHookCalls is how many times CheckStopHooks calls one instance.
+const stopHookCalls = 12
+
+// CheckStopHooks checks a [loop.StopHooks]; newHooks must return a fresh
+// instance each time. It calls the hooks with a cancelled context, then a
+// series of times as the loop would (StopHookActive set after a block),
+// and checks that:
+//
+//   - RunStopHooks returns promptly with a cancelled context, and returns
+//     promptly once the check cancels a call still running after a short
+//     grace period;
+//   - no blocking error is empty;
+//   - the input's messages are not modified.
+//
+// Errors and panics are hook failures the loop records; they are not
+// violations.
+func CheckStopHooks(newHooks func() loop.StopHooks) error {
+	r := &report{check: "CheckStopHooks"}
+	msgs := conversation(3)
+	res := run(cancelledContext(), false, func(ctx context.Context) (loop.StopHookResult, error) {
+		return newHooks().RunStopHooks(ctx, loop.StopHookInput{Messages: msgs, Turn: 1})
+	})
+	if !res.returned {
+		r.errorf("RunStopHooks with a cancelled context did not return within %v", timeout)
+	}
+
+	hooks := newHooks()
+	active := false
+	for i := 1; i <= stopHookCalls; i++ {
+		msgs := conversation(i)
+		clone := cloneMessages(msgs)
+		in := loop.StopHookInput{Messages: msgs, StopHookActive: active, Turn: i}
+		res := run(context.Background(), true, func(ctx context.Context) (loop.StopHookResult, error) {
+			return hooks.RunStopHooks(ctx, in)
+		})
+		what := fmt.Sprintf("call %d", i)
+		if !res.returned {
+			r.errorf("%s: RunStopHooks did not return within %v of its context being cancelled", what, timeout)
+			return r.err()
+		}
+		unmodified(r, what+": RunStopHooks", msgs, clone)
+		active = false
+		if res.hasPanic || res.err != nil {
+			continue
+		}
+		for j, e := range res.val.BlockingErrors {
+			if e == "" {
+				r.errorf("%s: blocking error %d is empty", what, j)
+			}
+		}
+		active = len(res.val.BlockingErrors) > 0 && !res.val.PreventContinuation
+	}
+	return r.err()
+}
