@@ -1,0 +1,118 @@
+package loop
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteReadable writes the trace for a person: one line per event,
+// indented under the iteration it belongs to.
+func WriteReadable(w io.Writer, t Trace) error {
+	bw := bufio.NewWriter(w)
+	for _, e := range t {
+		line := Describe(e)
+		if _, ok := e.(IterationStart); !ok {
+			line = "  " + line
+		}
+		bw.WriteString(line)
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// Describe renders one event as a short line.
+func Describe(e Event) string {
+	switch x := e.(type) {
+	case IterationStart:
+		return fmt.Sprintf("iteration %d (turn %d, %d messages)", x.Iteration, x.Turn, x.Messages)
+	case Stage:
+		s := fmt.Sprintf("%-12s %s: %d -> %d tokens", "stage", x.Stage, x.TokensBefore, x.TokensAfter)
+		if len(x.Removed) > 0 {
+			s += fmt.Sprintf(", %d messages removed", len(x.Removed))
+		}
+		if x.Error != "" {
+			s += ", failed: " + x.Error
+		}
+		return s
+	case Compaction:
+		switch {
+		case x.Skipped != "":
+			return fmt.Sprintf("%-12s %s at %d tokens skipped: %s", "compaction", x.Trigger, x.TokensBefore, x.Skipped)
+		case !x.OK:
+			return fmt.Sprintf("%-12s %s at %d tokens failed: %s", "compaction", x.Trigger, x.TokensBefore, x.Error)
+		}
+		return fmt.Sprintf("%-12s %s: %d -> %d tokens, %d messages removed, %d kept", "compaction", x.Trigger, x.TokensBefore, x.TokensAfter, len(x.Removed), x.Kept)
+	case RequestEvent:
+		s := fmt.Sprintf("%-12s %s #%d to %s: %d messages (last %s), %d tokens in, max_tokens %d", "request", x.Purpose, x.Attempt, x.Model, x.Messages, x.Last, x.InputTokens, x.MaxTokens)
+		if x.NonStreaming {
+			s += ", non-streaming"
+		}
+		return s
+	case ResponseEvent:
+		s := fmt.Sprintf("%-12s %s: %d in / %d out tokens", "response", x.StopReason, x.Usage.InputTokens, x.Usage.OutputTokens)
+		if len(x.ToolUses) > 0 {
+			s += ", tool_use " + strings.Join(x.ToolUses, " ")
+		}
+		return s
+	case RequestFailed:
+		return fmt.Sprintf("%-12s %s %d: %s", "failed", x.Kind, x.Status, x.Message)
+	case Retry:
+		if x.NonStreaming {
+			return fmt.Sprintf("%-12s attempt %d as non-streaming after %s", "retry", x.Attempt, x.Reason)
+		}
+		return fmt.Sprintf("%-12s attempt %d after %s, simulated delay %d ms", "retry", x.Attempt, x.Reason, x.DelayMS)
+	case Fallback:
+		return fmt.Sprintf("%-12s %s -> %s (%d tool_uses discarded)", "fallback", x.From, x.To, len(x.Orphans))
+	case Withheld:
+		return fmt.Sprintf("%-12s %s: %s", "withheld", x.Kind, x.Message)
+	case ErrorEmitted:
+		return fmt.Sprintf("%-12s %s", "error", x.Message)
+	case Notice:
+		return fmt.Sprintf("%-12s %s", "notice", x.Text)
+	case ToolSummary:
+		if x.Error != "" {
+			return fmt.Sprintf("%-12s failed: %s", "summary", x.Error)
+		}
+		return fmt.Sprintf("%-12s %s", "summary", x.Text)
+	case ToolBatch:
+		return fmt.Sprintf("%-12s %s", "tools", strings.Join(x.ToolUses, " "))
+	case ToolResultEvent:
+		s := fmt.Sprintf("%-12s %s (%s): %d tokens", "tool_result", x.ToolUseID, x.Name, x.Tokens)
+		if x.Synthetic {
+			s += ", synthetic"
+		}
+		if x.IsError {
+			s += ", error"
+		}
+		if x.Error != "" {
+			s += ": " + x.Error
+		}
+		if x.Prevent {
+			s += ", hook prevents continuation"
+		}
+		return s
+	case StopHook:
+		s := fmt.Sprintf("%-12s %s", "stop_hook", x.Outcome)
+		if len(x.Messages) > 0 {
+			s += ": " + strings.Join(x.Messages, "; ")
+		}
+		if x.Error != "" {
+			s += ": " + x.Error
+		}
+		return s
+	case TransitionEvent:
+		parts := make([]string, 0, len(x.Changes))
+		for _, c := range x.Changes {
+			if c.Field == "transition" {
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%s %s->%s", c.Field, c.From, c.To))
+		}
+		return fmt.Sprintf("=> %s  [%s]", x.Transition, strings.Join(parts, ", "))
+	case TerminalEvent:
+		return fmt.Sprintf("=> terminal %s (turn %d, %d iterations)", x.Terminal, x.Turn, x.Iterations)
+	}
+	return fmt.Sprintf("%s %+v", e.EventKind(), e)
+}
