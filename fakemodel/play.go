@@ -92,7 +92,9 @@ func play(s Step, req loop.Request, number, window int) (playback, error) {
 	case Overloaded:
 		return fault(loop.ErrOverloaded, 529, "overloaded"), nil
 	case FallbackTriggered:
-		return fault(loop.ErrFallbackTriggered, 529, fmt.Sprintf("model %q is overloaded: switch to the fallback model", req.Model)), nil
+		p := fault(loop.ErrFallbackTriggered, 529, fmt.Sprintf("model %q is overloaded: switch to the fallback model", req.Model))
+		p.blocks = chunks(s, number)
+		return p, nil
 	case RateLimited:
 		return fault(loop.ErrRateLimited, 429, "rate limit exceeded"), nil
 	case ServerError:

@@ -40,7 +40,8 @@ const (
 	ImageSize Kind = "image_size"
 	// Overloaded fails with 529.
 	Overloaded Kind = "overloaded"
-	// FallbackTriggered fails with 529 of kind fallback_triggered: switch
+	// FallbackTriggered yields After content blocks (none by default), then
+	// fails with 529 of kind fallback_triggered: switch
 	// to the fallback model.
 	FallbackTriggered Kind = "fallback_triggered"
 	// RateLimited fails with 429, with the step's RetryAfterMS if set.
@@ -159,7 +160,7 @@ var allowedFields = map[Kind][]string{
 	MediaTooLarge:     faultFields,
 	ImageSize:         faultFields,
 	Overloaded:        faultFields,
-	FallbackTriggered: faultFields,
+	FallbackTriggered: append(append([]string(nil), streamFields...), "message"),
 	RateLimited:       faultFields,
 	ServerError:       append([]string{"status"}, faultFields...),
 	ConnectionDropped: faultFields,

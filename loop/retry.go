@@ -105,7 +105,10 @@ func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []B
 		resp, err = r.cfg.Model.Stream(ctx, req, func(b Block) { blocks = append(blocks, b) })
 	}()
 	if err == nil && ctx.Err() == nil {
-		err = r.checkResponse(blocks, resp)
+		if err = r.checkResponse(blocks, resp); err != nil {
+			// a response no API would send is rejected whole
+			blocks = nil
+		}
 	}
 	if err != nil {
 		r.stats.FailedInputTokens += req.InputTokens

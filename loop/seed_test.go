@@ -1,0 +1,370 @@
+package loop_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/loop"
+)
+
+// Each seed transition and terminal reached through the fakes, with the
+// full transition sequence, the terminal and the counters.
+
+func seedWith(t *testing.T, kv ...string) loop.Policy {
+	t.Helper()
+	p := loop.Seed()
+	for i := 0; i < len(kv); i += 2 {
+		var err error
+		if p, err = p.With(kv[i], kv[i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
+}
+
+func TestSeedNextTurnThenCompleted(t *testing.T) {
+	res, model := run(t, fixture{script: []fakemodel.Step{toolStep, textStep}})
+	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{loop.NextTurn}, Turn: 2, Requests: 2})
+	if got := model.Requests[1].Messages; len(got) != 3 || !got[2].IsToolResult() {
+		t.Errorf("second request does not carry the tool result: %d messages", len(got))
+	}
+}
+
+func TestSeedReactiveCompactRetry(t *testing.T) {
+	res, model := run(t, fixture{script: []fakemodel.Step{toolStep, ptl, summary, textStep}})
+	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{loop.NextTurn, loop.ReactiveCompactRetry},
+		Turn: 2, Requests: 4, Attempted: true})
+	if p := model.Requests[2].Purpose; p != loop.PurposeCompact {
+		t.Errorf("third request purpose %s, want compact", p)
+	}
+	if last := model.Requests[3].Messages; len(last) != 1 || !last[0].CompactSummary {
+		t.Errorf("retry after a seed reactive compact should carry only the summary, got %d messages", len(last))
+	}
+}
+
+func TestSeedPromptTooLongWhenReactiveCompactAlreadyTried(t *testing.T) {
+	res, _ := run(t, fixture{script: []fakemodel.Step{toolStep, ptl, summary, ptl}})
+	expect(t, res, outcome{Terminal: loop.PromptTooLong, Transitions: []loop.Transition{loop.NextTurn, loop.ReactiveCompactRetry},
+		Turn: 2, Requests: 4, Attempted: true})
+	if n := len(events[loop.StopHook](res.Trace)); n != 0 {
+		t.Errorf("stop hooks ran %d times on the prompt-too-long path", n)
+	}
+	last := res.State.Messages[len(res.State.Messages)-1]
+	if !last.APIError || !strings.Contains(last.Text(), "prompt is too long") {
+		t.Errorf("the withheld error was not emitted: last message %+v", last)
+	}
+}
+
+func TestSeedPromptTooLongWhenCompactionFails(t *testing.T) {
+	res, _ := run(t, fixture{script: []fakemodel.Step{toolStep, ptl},
+		compactor: &fakemodel.Compactor{Outcomes: []fakemodel.CompactOutcome{{Err: "summary model down"}}}})
+	expect(t, res, outcome{Terminal: loop.PromptTooLong, Transitions: []loop.Transition{loop.NextTurn}, Turn: 2, Requests: 2})
+	comp := events[loop.Compaction](res.Trace)
+	if len(comp) != 1 || comp[0].OK || !strings.Contains(comp[0].Error, "summary model down") {
+		t.Errorf("compaction events %+v", comp)
+	}
+}
+
+func TestSeedCollapseDrainRetryNeverTwiceInARow(t *testing.T) {
+	// 153k tokens: over the collapse staging threshold (80% of 180k)
+	res, _ := run(t, fixture{initial: bigHistory(20, 7_500), script: []fakemodel.Step{ptl, ptl, summary, textStep}})
+	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{loop.CollapseDrainRetry, loop.ReactiveCompactRetry},
+		Turn: 1, Requests: 4, Attempted: true})
+	drains := 0
+	for _, st := range events[loop.Stage](res.Trace) {
+		if st.Stage == loop.StageCollapseDrain {
+			drains++
+			if st.Changed == 0 || len(st.Removed) == 0 || st.TokensAfter >= st.TokensBefore {
+				t.Errorf("drain committed nothing: %+v", st)
+			}
+		}
+	}
+	if drains != 1 {
+		t.Errorf("%d drains, want 1", drains)
+	}
+}
+
+func TestSeedEscalateThenRecover(t *testing.T) {
+	res, model := run(t, fixture{script: []fakemodel.Step{truncated, truncated, textStep}})
+	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{loop.MaxOutputTokensEscalate, loop.MaxOutputTokensRecovery},
+		Turn: 1, Requests: 3, Recovery: 1})
+	var caps []int
+	for _, r := range model.Requests {
+		caps = append(caps, r.MaxTokens)
+	}
+	if diff := cmp.Diff([]int{8_000, 64_000, 8_000}, caps); diff != "" {
+		t.Errorf("max_tokens per request (-want +got):\n%s", diff)
+	}
+	// escalation drops the truncated output; recovery keeps it and nudges
+	if n := len(model.Requests[1].Messages); n != 1 {
+		t.Errorf("escalated retry carries %d messages, want the same 1", n)
+	}
+	rec := model.Requests[2].Messages
+	if len(rec) != 3 || rec[1].StopReason != loop.StopMaxTokens || !rec[2].Meta || rec[2].Text() != loop.RecoveryNudge {
+		t.Errorf("recovery request: %d messages, last %q", len(rec), rec[len(rec)-1].Text())
+	}
+}
+
+func TestSeedEscalationCappedAtModelMaximum(t *testing.T) {
+	small := loop.ModelInfo{Name: "small", ContextWindow: 200_000, MaxOutputTokens: 32_000}
+	_, model := run(t, fixture{primary: small, script: []fakemodel.Step{truncated, textStep}})
+	if got := model.Requests[1].MaxTokens; got != 32_000 {
+		t.Errorf("escalated max_tokens %d, want the model's 32000", got)
+	}
+}
+
+// The source clears the override on every continue, so escalation fires
+// again after each recovery: the known finding of SPEC §5.
+func TestSeedEscalationRefiresAfterRecovery(t *testing.T) {
+	script := []fakemodel.Step{{Kind: fakemodel.Truncated, Repeat: 8}, textStep}
+	res, _ := run(t, fixture{script: script})
+	E, R := loop.MaxOutputTokensEscalate, loop.MaxOutputTokensRecovery
+	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{E, R, E, R, E, R, E},
+		Turn: 1, Requests: 8, Recovery: 3})
+
+	once, _ := run(t, fixture{policy: seedWith(t, "escalate_once_per_stretch", "true"), script: script})
+	expect(t, once, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{E, R, R, R}, Turn: 1, Requests: 5, Recovery: 3})
+	if last := once.State.Messages[len(once.State.Messages)-1]; !last.APIError {
+		t.Errorf("exhausted recovery must emit the withheld error; last message %q", last.Text())
+	}
+}
+
+func TestSeedStopHookBlockingThenPass(t *testing.T) {
+	hooks := &fakemodel.StopHooks{Outcomes: []fakemodel.StopOutcome{{Block: "tests fail"}, {}}}
+	res, model := run(t, fixture{script: []fakemodel.Step{textStep, textStep}, hooks: hooks})
+	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{loop.StopHookBlocking}, Turn: 1, Requests: 2, BlocksInRow: 1})
+	if diff := cmp.Diff([]bool{false, true}, hooks.Active()); diff != "" {
+		t.Errorf("stopHookActive given to the hooks (-want +got):\n%s", diff)
+	}
+	fb := model.Requests[1].Messages
+	if got := fb[len(fb)-1].Text(); got != loop.StopHookFeedbackPrefix+"tests fail" {
+		t.Errorf("feedback message %q", got)
+	}
+}
+
+func TestSeedStopHookPrevented(t *testing.T) {
+	res, _ := run(t, fixture{script: []fakemodel.Step{textStep},
+		hooks: &fakemodel.StopHooks{Outcomes: []fakemodel.StopOutcome{{Prevent: true, Reason: "policy says stop"}}}})
+	expect(t, res, outcome{Terminal: loop.StopHookPrevented, Turn: 1, Requests: 1})
+}
+
+func TestSeedStopHookFailureIsAPass(t *testing.T) {
+	for _, o := range []fakemodel.StopOutcome{{Err: "hook crashed"}, {Panic: "hook panicked"}} {
+		res, _ := run(t, fixture{script: []fakemodel.Step{textStep}, hooks: &fakemodel.StopHooks{Outcomes: []fakemodel.StopOutcome{o}}})
+		expect(t, res, outcome{Terminal: loop.Completed, Turn: 1, Requests: 1})
+		h := events[loop.StopHook](res.Trace)
+		if len(h) != 1 || h[0].Outcome != loop.HookFail || h[0].Error == "" {
+			t.Errorf("hook events %+v", h)
+		}
+	}
+}
+
+func TestSeedTokenBudgetContinuation(t *testing.T) {
+	step := fakemodel.Step{Text: "working", OutputTokens: 3_000}
+	res, model := run(t, fixture{budget: 10_000, script: []fakemodel.Step{step, step, step}})
+	B := loop.TokenBudgetContinuation
+	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{B, B}, Turn: 1, Requests: 3})
+	if got := model.Requests[1].Messages[2].Text(); !strings.Contains(got, "30%") {
+		t.Errorf("nudge %q does not state the percentage", got)
+	}
+}
+
+func TestSeedTokenBudgetStopsOnDiminishingReturns(t *testing.T) {
+	big := fakemodel.Step{Text: "working", OutputTokens: 5_000, Repeat: 3}
+	tiny := fakemodel.Step{Text: "ok", OutputTokens: 100, Repeat: 2}
+	res, _ := run(t, fixture{budget: 100_000, script: []fakemodel.Step{big, tiny}})
+	B := loop.TokenBudgetContinuation
+	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{B, B, B, B}, Turn: 1, Requests: 5})
+}
+
+func TestSeedBlockingLimitWithAutoCompactOff(t *testing.T) {
+	p := seedWith(t, "context_collapse", "false", "auto_compact", "false", "snip", "false")
+	res, model := run(t, fixture{policy: p, initial: bigHistory(24, 7_500), script: []fakemodel.Step{textStep}})
+	expect(t, res, outcome{Terminal: loop.BlockingLimit, Turn: 1, Requests: 0})
+	if len(model.Requests) != 0 {
+		t.Error("a request was sent past the blocking limit")
+	}
+	// just under the limit the request goes out
+	under, _ := run(t, fixture{policy: p, initial: bigHistory(22, 7_500), script: []fakemodel.Step{textStep}})
+	expect(t, under, outcome{Terminal: loop.Completed, Turn: 1, Requests: 1})
+}
+
+func TestSeedModelError(t *testing.T) {
+	res, _ := run(t, fixture{script: []fakemodel.Step{toolStep, {Kind: fakemodel.ServerError}}})
+	expect(t, res, outcome{Terminal: loop.ModelError, Transitions: []loop.Transition{loop.NextTurn}, Turn: 2, Requests: 2})
+	// the harness's own mistake (script run out) also ends model_error,
+	// with the reason in the terminal event
+	out, _ := run(t, fixture{script: []fakemodel.Step{toolStep}})
+	term := events[loop.TerminalEvent](out.Trace)
+	if out.Terminal != loop.ModelError || !strings.Contains(term[0].Message, "script exhausted") {
+		t.Errorf("exhausted script: %s %q", out.Terminal, term[0].Message)
+	}
+}
+
+func TestSeedModelErrorAfterToolUsesGivesSyntheticResults(t *testing.T) {
+	step := fakemodel.Step{Kind: fakemodel.StreamError, After: 2, ToolUses: []fakemodel.ToolUse{{Name: "Read"}, {Name: "Bash"}}}
+	res, _ := run(t, fixture{script: []fakemodel.Step{step}})
+	expect(t, res, outcome{Terminal: loop.ModelError, Turn: 1, Requests: 1})
+	synth := 0
+	for _, r := range events[loop.ToolResultEvent](res.Trace) {
+		if r.Synthetic {
+			synth++
+		}
+	}
+	if synth != 2 {
+		t.Errorf("%d synthetic results, want 2", synth)
+	}
+}
+
+func TestSeedImageError(t *testing.T) {
+	res, _ := run(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.ImageSize}}})
+	expect(t, res, outcome{Terminal: loop.ImageError, Turn: 1, Requests: 1})
+	media := fakemodel.Step{Kind: fakemodel.MediaTooLarge}
+	res, _ = run(t, fixture{script: []fakemodel.Step{toolStep, media, summary, media}})
+	expect(t, res, outcome{Terminal: loop.ImageError, Transitions: []loop.Transition{loop.NextTurn, loop.ReactiveCompactRetry},
+		Turn: 2, Requests: 4, Attempted: true})
+}
+
+func TestSeedAbortedStreamingAnswersToolUses(t *testing.T) {
+	step := fakemodel.Step{Kind: fakemodel.Abort, After: 3, Text: "let me", ToolUses: []fakemodel.ToolUse{{Name: "Read"}, {Name: "Bash"}}}
+	res, _ := run(t, fixture{script: []fakemodel.Step{toolStep, step}})
+	expect(t, res, outcome{Terminal: loop.AbortedStreaming, Transitions: []loop.Transition{loop.NextTurn}, Turn: 2, Requests: 2})
+	last := res.State.Messages[len(res.State.Messages)-1]
+	if !last.IsToolResult() || len(last.Blocks) != 2 || last.Blocks[0].Text != loop.InterruptedResult {
+		t.Errorf("last message %+v", last)
+	}
+}
+
+func TestSeedAbortedTools(t *testing.T) {
+	tools := &fakemodel.Tools{ByName: map[string]fakemodel.Tool{"Read": {Abort: true}, "Bash": {Slow: true}}}
+	step := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}, {Name: "Bash"}}}
+	res, _ := run(t, fixture{script: []fakemodel.Step{step}, tools: tools})
+	expect(t, res, outcome{Terminal: loop.AbortedTools, Turn: 1, Requests: 1})
+	for _, r := range events[loop.ToolResultEvent](res.Trace) {
+		if !r.Synthetic {
+			t.Errorf("result %s is not synthetic", r.ToolUseID)
+		}
+	}
+}
+
+func TestSeedHookStoppedAfterTheBatch(t *testing.T) {
+	tools := &fakemodel.Tools{ByName: map[string]fakemodel.Tool{"Read": {PreventContinuation: true}, "Bash": {Result: "ran"}}}
+	step := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}, {Name: "Bash"}}}
+	res, _ := run(t, fixture{script: []fakemodel.Step{step}, tools: tools})
+	expect(t, res, outcome{Terminal: loop.HookStopped, Turn: 1, Requests: 1})
+	if got := tools.CallIDs(); len(got) != 2 {
+		t.Errorf("the batch should finish before stopping: %v", got)
+	}
+}
+
+func TestSeedMaxTurns(t *testing.T) {
+	endless := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}}, Repeat: fakemodel.Forever}
+	res, _ := run(t, fixture{policy: seedWith(t, "max_turns", "3"), script: []fakemodel.Step{endless}})
+	expect(t, res, outcome{Terminal: loop.MaxTurns, Transitions: []loop.Transition{loop.NextTurn, loop.NextTurn}, Turn: 3, Requests: 3})
+	one, _ := run(t, fixture{policy: seedWith(t, "max_turns", "1"), script: []fakemodel.Step{endless}})
+	expect(t, one, outcome{Terminal: loop.MaxTurns, Turn: 1, Requests: 1})
+}
+
+func TestSeedFallbackWithToolUsesInFlight(t *testing.T) {
+	three := fakemodel.Step{Kind: fakemodel.FallbackTriggered, After: 3,
+		ToolUses: []fakemodel.ToolUse{{Name: "Read"}, {Name: "Read"}, {Name: "Bash"}}}
+	haiku := loop.ModelInfo{Name: "haiku", ContextWindow: 200_000, MaxOutputTokens: 8_000}
+	res, model := run(t, fixture{fallback: haiku, script: []fakemodel.Step{three, textStep}})
+	expect(t, res, outcome{Terminal: loop.Completed, Turn: 1, Requests: 2})
+	fb := events[loop.Fallback](res.Trace)
+	if len(fb) != 1 || fb[0].To != "haiku" || len(fb[0].Orphans) != 3 {
+		t.Fatalf("fallback events %+v", fb)
+	}
+	if model.Requests[1].Model != "haiku" || res.State.ToolUseContext.Model != "haiku" {
+		t.Errorf("retry went to %s", model.Requests[1].Model)
+	}
+	// without a fallback model the error is an ordinary model error
+	none, _ := run(t, fixture{script: []fakemodel.Step{three}})
+	expect(t, none, outcome{Terminal: loop.ModelError, Turn: 1, Requests: 1})
+}
+
+func TestSeedPanickingToolBecomesAnErrorResult(t *testing.T) {
+	tools := &fakemodel.Tools{ByName: map[string]fakemodel.Tool{"Read": {Panic: "nil map write"}}}
+	res, _ := run(t, fixture{script: []fakemodel.Step{toolStep, textStep}, tools: tools})
+	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{loop.NextTurn}, Turn: 2, Requests: 2})
+	r := events[loop.ToolResultEvent](res.Trace)
+	if len(r) != 1 || !r[0].IsError || !strings.Contains(r[0].Error, "nil map write") {
+		t.Errorf("tool result events %+v", r)
+	}
+}
+
+func TestSeedPanickingCompactorIsAFailedCompaction(t *testing.T) {
+	res, _ := run(t, fixture{script: []fakemodel.Step{toolStep, ptl},
+		compactor: &fakemodel.Compactor{Outcomes: []fakemodel.CompactOutcome{{Panic: "boom"}}}})
+	expect(t, res, outcome{Terminal: loop.PromptTooLong, Transitions: []loop.Transition{loop.NextTurn}, Turn: 2, Requests: 2})
+}
+
+func TestSeedTruncatedToolInputGetsAnInputError(t *testing.T) {
+	step := fakemodel.Step{Kind: fakemodel.Truncated, ToolUses: []fakemodel.ToolUse{{Name: "Read", Input: `{"path":"a.go"}`}}}
+	res, _ := run(t, fixture{script: []fakemodel.Step{step, textStep}})
+	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{loop.NextTurn}, Turn: 2, Requests: 2})
+	r := events[loop.ToolResultEvent](res.Trace)
+	if len(r) != 1 || !r[0].IsError {
+		t.Errorf("cut input should give an error result: %+v", r)
+	}
+}
+
+func TestSeedToolUseSummaryEmittedNextIteration(t *testing.T) {
+	sum := &fakemodel.Summarizer{Outcomes: []fakemodel.SummaryOutcome{{Text: "read a.go"}}}
+	res, _ := run(t, fixture{script: []fakemodel.Step{toolStep, textStep}, summary: sum})
+	var kinds []loop.EventKind
+	for _, e := range res.Trace {
+		kinds = append(kinds, e.EventKind())
+	}
+	want := []loop.EventKind{loop.KindIterationStart, loop.KindRequest, loop.KindResponse, loop.KindToolBatch, loop.KindToolResult,
+		loop.KindTransition, loop.KindIterationStart, loop.KindRequest, loop.KindResponse, loop.KindToolSummary, loop.KindTerminal}
+	if diff := cmp.Diff(want, kinds); diff != "" {
+		t.Errorf("event kinds (-want +got):\n%s", diff)
+	}
+}
+
+func TestHostileResponsesEndTheRunWithAnError(t *testing.T) {
+	dup := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{ID: "same", Name: "Read"}, {ID: "same", Name: "Read"}}}
+	res, _ := run(t, fixture{script: []fakemodel.Step{dup}})
+	term := events[loop.TerminalEvent](res.Trace)
+	if res.Terminal != loop.ModelError || !strings.Contains(term[0].Message, `tool_use id "same" is not unique`) {
+		t.Errorf("duplicate ids: %s %q", res.Terminal, term[0].Message)
+	}
+}
+
+func TestRunRejectsBadInput(t *testing.T) {
+	model := &fakemodel.Model{}
+	cases := map[string]struct {
+		cfg  loop.Config
+		msgs []loop.Message
+		want string
+	}{
+		"nil model":     {loop.Config{Policy: loop.Seed(), Primary: sonnet}, nil, "Model is nil"},
+		"bad policy":    {loop.Config{Policy: loop.Policy{}, Model: model, Primary: sonnet}, nil, "policy field"},
+		"no window":     {loop.Config{Policy: loop.Seed(), Model: model, Primary: loop.ModelInfo{Name: "x"}}, nil, "must be positive"},
+		"negative size": {loop.Config{Policy: loop.Seed(), Model: model, Primary: sonnet}, []loop.Message{{Role: loop.RoleUser, Tokens: -1}}, "message 0"},
+		"bad role":      {loop.Config{Policy: loop.Seed(), Model: model, Primary: sonnet}, []loop.Message{{Role: "system"}}, `role "system"`},
+		"duplicate ids": {loop.Config{Policy: loop.Seed(), Model: model, Primary: sonnet}, []loop.Message{{ID: "a", Role: loop.RoleUser}, {ID: "a", Role: loop.RoleUser}}, `id "a" is not unique`},
+	}
+	for name, c := range cases {
+		_, err := loop.Run(t.Context(), c.cfg, c.msgs)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want it to mention %q", name, err, c.want)
+		}
+	}
+}
+
+func TestIterationLimitHaltsANeverEndingRun(t *testing.T) {
+	hooks := &fakemodel.StopHooks{Outcomes: []fakemodel.StopOutcome{{Block: "again"}}}
+	res, _ := run(t, fixture{script: []fakemodel.Step{{Text: "ok", Repeat: fakemodel.Forever}}, hooks: hooks, limit: 50})
+	if !res.Halted || res.Terminal != "" || res.Stats.Iterations != 50 {
+		t.Errorf("halted %t terminal %q iterations %d", res.Halted, res.Terminal, res.Stats.Iterations)
+	}
+	// the same hook with the block cap terminates
+	capped, _ := run(t, fixture{policy: seedWith(t, "stop_hook_block_cap", "3"),
+		script: []fakemodel.Step{{Text: "ok", Repeat: fakemodel.Forever}}, hooks: hooks, limit: 50})
+	B := loop.StopHookBlocking
+	expect(t, capped, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{B, B, B}, Turn: 1, Requests: 4, BlocksInRow: 3})
+}
