@@ -1,0 +1,613 @@
+package loop_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/loop"
+)
+
+// The claude-code profile, rule by rule of PROFILE-claude-code.md: the
+// request sequence (model, max_tokens, message count, what was appended),
+// the transitions and the terminal.
+
+// opus is the profile's default model: a 1M window, 128k output.
+var opus = loop.ModelInfo{Name: "opus", ContextWindow: 1_000_000, MaxOutputTokens: 128_000}
+
+func cc(t *testing.T, kv ...string) loop.Policy {
+	t.Helper()
+	p := loop.ClaudeCode()
+	for i := 0; i < len(kv); i += 2 {
+		var err error
+		if p, err = p.With(kv[i], kv[i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
+}
+
+// ccRun runs the claude-code profile (with overrides) on opus.
+func ccRun(t *testing.T, f fixture, kv ...string) (*loop.Result, *fakemodel.Model) {
+	t.Helper()
+	f.policy = cc(t, kv...)
+	if f.primary.Name == "" {
+		f.primary = opus
+	}
+	return run(t, f)
+}
+
+// sequence writes the trace in the PROFILE's notation: requests as
+// M:<reply> or C, failures as M:<status>, transitions by name.
+func sequence(tr loop.Trace) string {
+	var parts []string
+	for _, e := range tr {
+		switch x := e.(type) {
+		case loop.ResponseEvent:
+			if x.Purpose == loop.PurposeCompact {
+				parts = append(parts, "C")
+				continue
+			}
+			reply := map[loop.StopReason]string{loop.StopToolUse: "tool", loop.StopEndTurn: "text", loop.StopMaxTokens: "trunc"}[x.StopReason]
+			if len(x.ToolUses) > 0 {
+				reply = "tool"
+			}
+			parts = append(parts, "M:"+reply)
+		case loop.RequestFailed:
+			p := "M"
+			if x.Purpose == loop.PurposeCompact {
+				p = "C"
+			}
+			what := string(x.Kind)
+			if x.Status != 0 {
+				what = fmt.Sprint(x.Status)
+			}
+			parts = append(parts, p+":"+what)
+		case loop.TransitionEvent:
+			parts = append(parts, string(x.Transition))
+		}
+	}
+	return strings.Join(parts, " → ")
+}
+
+// repeatSeq joins n copies of step with sep between them.
+func repeatSeq(step, sep string, n int) string {
+	s := make([]string, n)
+	for i := range s {
+		s[i] = step
+	}
+	return strings.Join(s, " → "+sep+" → ")
+}
+
+// checkSeq compares the run with the PROFILE notation and terminal.
+func checkSeq(t *testing.T, res *loop.Result, seq string, term loop.Terminal) {
+	t.Helper()
+	if got := sequence(res.Trace); got != seq || res.Terminal != term {
+		var b strings.Builder
+		loop.WriteReadable(&b, res.Trace)
+		t.Errorf("\n got %s | %s\nwant %s | %s\ntrace:\n%s", got, res.Terminal, seq, term, b.String())
+	}
+}
+
+// reqShape is what the PROFILE says must match per request.
+type reqShape struct {
+	Purpose   loop.Purpose
+	Model     string
+	MaxTokens int
+	Messages  int
+	Last      string
+}
+
+func shapes(m *fakemodel.Model) []reqShape {
+	var out []reqShape
+	for _, r := range m.Requests {
+		last := ""
+		if n := len(r.Messages); n > 0 {
+			last = r.Messages[n-1].Kind()
+		}
+		out = append(out, reqShape{r.Purpose, r.Model, r.MaxTokens, len(r.Messages), last})
+	}
+	return out
+}
+
+// The examples table of the PROFILE, row by row.
+func TestClaudeCodeExamples(t *testing.T) {
+	endless := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}}, Repeat: fakemodel.Forever}
+	always := &fakemodel.StopHooks{Outcomes: []fakemodel.StopOutcome{{Block: "not yet"}}}
+	rows := []struct {
+		name   string
+		f      fixture
+		kv     []string
+		seq    string
+		term   loop.Terminal
+		shapes []reqShape
+	}{
+		{"truncated x2, then text", fixture{script: []fakemodel.Step{truncated, truncated, textStep}}, nil,
+			"M:trunc → max_output_tokens_recovery → M:trunc → max_output_tokens_recovery → M:text", loop.Completed,
+			[]reqShape{{"main", "opus", 128_000, 1, "user"}, {"main", "opus", 128_000, 3, "user:meta"}, {"main", "opus", 128_000, 5, "user:meta"}}},
+		{"tool, prompt-too-long, text", fixture{script: []fakemodel.Step{toolStep, ptl, summary, textStep}}, nil,
+			"M:tool → next_turn → M:400 → C → reactive_compact_retry → M:text", loop.Completed,
+			[]reqShape{{"main", "opus", 128_000, 1, "user"}, {"main", "opus", 128_000, 3, "user:tool_result"},
+				{"compact", "opus", 128_000, 2, "user:meta"}, {"main", "opus", 128_000, 3, "user:tool_result"}}},
+		{"endless tool use, max turns 3", fixture{script: []fakemodel.Step{endless}}, []string{"max_turns", "3"},
+			"M:tool → next_turn → M:tool → next_turn → M:tool", loop.MaxTurns, nil},
+		{"stop hook always blocks", fixture{script: []fakemodel.Step{{Text: "done", Repeat: fakemodel.Forever}}, hooks: always}, nil,
+			repeatSeq("M:text", "stop_hook_blocking", 9), loop.Completed, nil},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			res, model := ccRun(t, row.f, row.kv...)
+			checkSeq(t, res, row.seq, row.term)
+			if row.shapes != nil {
+				if diff := cmp.Diff(row.shapes, shapes(model)); diff != "" {
+					t.Errorf("requests (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+// §1: output truncation.
+func TestClaudeCodeTruncation(t *testing.T) {
+	t.Run("3rd truncation recovered, 4th ends api_error", func(t *testing.T) {
+		three, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Truncated, Repeat: 3}, textStep}})
+		checkSeq(t, three, repeatSeq("M:trunc", "max_output_tokens_recovery", 3)+" → max_output_tokens_recovery → M:text", loop.Completed)
+		four, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Truncated, Repeat: 4}}})
+		checkSeq(t, four, repeatSeq("M:trunc", "max_output_tokens_recovery", 4), loop.APIError)
+	})
+	t.Run("no escalation: max_tokens never changes", func(t *testing.T) {
+		_, model := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Truncated, Repeat: 4}}})
+		for i, r := range model.Requests {
+			if r.MaxTokens != 128_000 {
+				t.Errorf("request %d max_tokens %d", i+1, r.MaxTokens)
+			}
+		}
+	})
+	t.Run("the count resets after a tool turn", func(t *testing.T) {
+		tr := fakemodel.Step{Kind: fakemodel.Truncated, Repeat: 3}
+		res, _ := ccRun(t, fixture{script: []fakemodel.Step{tr, toolStep, tr, textStep}})
+		R := "max_output_tokens_recovery"
+		checkSeq(t, res, repeatSeq("M:trunc", R, 3)+" → "+R+" → M:tool → next_turn → "+repeatSeq("M:trunc", R, 3)+" → "+R+" → M:text", loop.Completed)
+	})
+	t.Run("a truncated tool_use is a normal tool turn", func(t *testing.T) {
+		step := fakemodel.Step{Kind: fakemodel.Truncated, ToolUses: []fakemodel.ToolUse{{Name: "Read", Input: `{"path":"x"}`}}}
+		res, model := ccRun(t, fixture{script: []fakemodel.Step{step, textStep}})
+		checkSeq(t, res, "M:tool → next_turn → M:text", loop.Completed)
+		got := model.Requests[1].Messages[2]
+		if !got.IsToolResult() || !got.Blocks[0].IsError || got.Blocks[0].Text != loop.InputErrorResult {
+			t.Errorf("cut input should give an input-error result, got %+v", got.Blocks)
+		}
+	})
+}
+
+// §2: prompt too long and 413.
+func TestClaudeCodePromptTooLong(t *testing.T) {
+	t.Run("first request: no compaction", func(t *testing.T) {
+		res, _ := ccRun(t, fixture{script: []fakemodel.Step{ptl}})
+		checkSeq(t, res, "M:400", loop.PromptTooLong)
+		res, _ = ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.RequestTooLarge}}})
+		checkSeq(t, res, "M:413", loop.ImageError)
+	})
+	t.Run("a 413 with history compacts", func(t *testing.T) {
+		res, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, {Kind: fakemodel.RequestTooLarge}, summary, textStep}})
+		checkSeq(t, res, "M:tool → next_turn → M:413 → C → reactive_compact_retry → M:text", loop.Completed)
+	})
+	t.Run("2nd compaction in a row runs, 3rd does not", func(t *testing.T) {
+		two, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl, summary, ptl, summary, textStep}})
+		checkSeq(t, two, "M:tool → next_turn → M:400 → C → reactive_compact_retry → M:400 → C → reactive_compact_retry → M:text", loop.Completed)
+		three, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl, summary, ptl, summary, ptl}})
+		checkSeq(t, three, "M:tool → next_turn → M:400 → C → reactive_compact_retry → M:400 → C → reactive_compact_retry → M:400", loop.PromptTooLong)
+	})
+	t.Run("the count restarts after a successful model turn", func(t *testing.T) {
+		res, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl, summary, ptl, summary, toolStep, ptl, summary, textStep}})
+		checkSeq(t, res, "M:tool → next_turn → M:400 → C → reactive_compact_retry → M:400 → C → reactive_compact_retry → M:tool → next_turn → M:400 → C → reactive_compact_retry → M:text", loop.Completed)
+	})
+	t.Run("compaction off: the first prompt-too-long ends", func(t *testing.T) {
+		res, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl}}, "reactive_compact", "false")
+		checkSeq(t, res, "M:tool → next_turn → M:400", loop.PromptTooLong)
+	})
+	t.Run("the compaction request keeps the newest exchanges as a tail", func(t *testing.T) {
+		res, model := ccRun(t, fixture{script: []fakemodel.Step{toolStep, toolStep, toolStep, ptl, summary, textStep}})
+		checkSeq(t, res, "M:tool → next_turn → M:tool → next_turn → M:tool → next_turn → M:400 → C → reactive_compact_retry → M:text", loop.Completed)
+		c := model.Requests[4]
+		// 4 exchanges: the prompt and 3 tool rounds; the newest 2 are kept
+		if c.Purpose != loop.PurposeCompact || len(c.Messages) != 4 || c.Messages[3].Text() != loop.SummariseInstruction {
+			t.Errorf("compaction request: %s with %d messages", c.Purpose, len(c.Messages))
+		}
+		retry := model.Requests[5].Messages
+		if len(retry) != 5 || !retry[0].CompactSummary || retry[1].Role != loop.RoleAssistant {
+			t.Errorf("retry after compaction: %d messages, first %s", len(retry), retry[0].Kind())
+		}
+	})
+}
+
+// §2: the compaction call's own failures.
+func TestClaudeCodeCompactionCallFailures(t *testing.T) {
+	bad := fakemodel.Step{Kind: fakemodel.InvalidRequest}
+	t.Run("a non-overflow 400 is retried up to 8 calls", func(t *testing.T) {
+		ok, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl, {Kind: fakemodel.InvalidRequest, Repeat: 7}, summary, textStep}})
+		checkSeq(t, ok, "M:tool → next_turn → M:400 → "+strings.Repeat("C:400 → ", 7)+"C → reactive_compact_retry → M:text", loop.Completed)
+		fail, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl, {Kind: bad.Kind, Repeat: 8}}})
+		checkSeq(t, fail, "M:tool → next_turn → M:400 → "+strings.TrimSuffix(strings.Repeat("C:400 → ", 8), " → "), loop.PromptTooLong)
+	})
+	t.Run("prompt-too-long on it drops the oldest exchange", func(t *testing.T) {
+		res, model := ccRun(t, fixture{script: []fakemodel.Step{toolStep, toolStep, toolStep, ptl, ptl, summary, textStep}})
+		checkSeq(t, res, "M:tool → next_turn → M:tool → next_turn → M:tool → next_turn → M:400 → C:400 → C → reactive_compact_retry → M:text", loop.Completed)
+		first, second := model.Requests[4].Messages, model.Requests[5].Messages
+		if len(second) >= len(first) || second[0].ID == first[0].ID {
+			t.Errorf("retry did not drop the oldest exchange: %d then %d messages", len(first), len(second))
+		}
+	})
+	t.Run("no summary tags: asked again once, then accepted", func(t *testing.T) {
+		untagged := fakemodel.Step{Text: "a summary without tags"}
+		res, model := ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl, untagged, untagged, textStep}})
+		checkSeq(t, res, "M:tool → next_turn → M:400 → C → C → reactive_compact_retry → M:text", loop.Completed)
+		if got := model.Requests[3].Messages; got[len(got)-1].Text() != loop.ReaskInstruction {
+			t.Errorf("second compaction call does not ask again: %q", got[len(got)-1].Text())
+		}
+	})
+	t.Run("an empty reply fails at once", func(t *testing.T) {
+		res, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl, {Kind: fakemodel.Empty}}})
+		checkSeq(t, res, "M:tool → next_turn → M:400 → C", loop.PromptTooLong)
+	})
+}
+
+// history builds [prompt, reply, tool result] whose usage-based count is
+// total, for the auto-compact boundaries. The bulk is in the prompt (a
+// paste), out of reach of the tool-result budget.
+func history(total int) []loop.Message {
+	u := loop.Usage{InputTokens: total - 2_000, OutputTokens: 500}
+	return []loop.Message{
+		{Role: loop.RoleUser, Tokens: total - 2_000, Blocks: []loop.Block{{Type: loop.BlockText, Text: "task and a large paste"}}},
+		{Role: loop.RoleAssistant, Tokens: 500, Usage: &u, Blocks: []loop.Block{{Type: loop.BlockToolUse, ID: "h1", Name: "Read", Input: "{}"}}},
+		{Role: loop.RoleUser, Tokens: 1_500, Blocks: []loop.Block{{Type: loop.BlockToolResult, ToolUseID: "h1", Tokens: 1_500}}},
+	}
+}
+
+// §3: auto-compact and the blocking limit.
+func TestClaudeCodeAutoCompact(t *testing.T) {
+	t.Run("966,999 does not compact, 967,000 does", func(t *testing.T) {
+		under, _ := ccRun(t, fixture{initial: history(966_999), script: []fakemodel.Step{textStep}})
+		checkSeq(t, under, "M:text", loop.Completed)
+		at, model := ccRun(t, fixture{initial: history(967_000), script: []fakemodel.Step{summary, textStep}})
+		checkSeq(t, at, "C → M:text", loop.Completed)
+		if model.Requests[0].Purpose != loop.PurposeCompact || !model.Requests[1].Messages[0].CompactSummary {
+			t.Errorf("auto-compact did not run before the request")
+		}
+	})
+	t.Run("a percentage override and a smaller window move the threshold", func(t *testing.T) {
+		res, _ := ccRun(t, fixture{initial: history(67_000), script: []fakemodel.Step{summary, textStep}}, "context_window", "100000")
+		checkSeq(t, res, "C → M:text", loop.Completed)
+		res, _ = ccRun(t, fixture{initial: history(66_999), script: []fakemodel.Step{textStep}}, "context_window", "100000")
+		checkSeq(t, res, "M:text", loop.Completed)
+		res, _ = ccRun(t, fixture{initial: history(490_000), script: []fakemodel.Step{summary, textStep}}, "auto_compact_percent", "50")
+		checkSeq(t, res, "C → M:text", loop.Completed)
+	})
+	t.Run("one exchange: skipped unless over the blocking limit", func(t *testing.T) {
+		one := func(n int) []loop.Message {
+			return []loop.Message{{Role: loop.RoleUser, Tokens: n, Blocks: []loop.Block{{Type: loop.BlockText, Text: "huge paste"}}}}
+		}
+		res, _ := ccRun(t, fixture{initial: one(970_000), script: []fakemodel.Step{textStep}})
+		checkSeq(t, res, "M:text", loop.Completed)
+		res, _ = ccRun(t, fixture{initial: one(977_000), script: []fakemodel.Step{summary, textStep}})
+		checkSeq(t, res, "C → M:text", loop.Completed)
+	})
+	t.Run("a failed compaction under the blocking limit sends uncompacted, over it ends", func(t *testing.T) {
+		empty := fakemodel.Step{Kind: fakemodel.Empty}
+		res, model := ccRun(t, fixture{initial: history(970_000), script: []fakemodel.Step{empty, textStep}})
+		checkSeq(t, res, "C → M:text", loop.Completed)
+		if n := len(model.Requests[1].Messages); n != 3 {
+			t.Errorf("uncompacted request has %d messages, want 3", n)
+		}
+		res, _ = ccRun(t, fixture{initial: history(977_000), script: []fakemodel.Step{empty}})
+		checkSeq(t, res, "C", loop.BlockingLimit)
+	})
+	t.Run("auto-compact off: the blocking limit ends without a request", func(t *testing.T) {
+		res, model := ccRun(t, fixture{initial: history(977_000), script: []fakemodel.Step{textStep}}, "auto_compact", "false")
+		checkSeq(t, res, "", loop.BlockingLimit)
+		if len(model.Requests) != 0 {
+			t.Errorf("%d requests sent", len(model.Requests))
+		}
+		res, _ = ccRun(t, fixture{initial: history(976_999), script: []fakemodel.Step{textStep}}, "auto_compact", "false")
+		checkSeq(t, res, "M:text", loop.Completed)
+	})
+	t.Run("reactive-only models enforce no threshold and no blocking limit", func(t *testing.T) {
+		res, _ := ccRun(t, fixture{initial: history(990_000), script: []fakemodel.Step{ptl, summary, textStep}}, "reactive_only_models", "opus")
+		checkSeq(t, res, "M:400 → C → reactive_compact_retry → M:text", loop.Completed)
+	})
+}
+
+// thrash builds a history at the 100k-window threshold whose newest two
+// exchanges alone are still over it, so every compaction refills at once.
+func thrash() []loop.Message {
+	msgs := []loop.Message{{Role: loop.RoleUser, Tokens: 1_000, Blocks: []loop.Block{{Type: loop.BlockText, Text: "task"}}}}
+	for i, n := range []int{34_000, 34_000} {
+		id := fmt.Sprintf("h%d", i)
+		msgs = append(msgs,
+			loop.Message{Role: loop.RoleAssistant, Tokens: 500, Blocks: []loop.Block{{Type: loop.BlockToolUse, ID: id, Name: "Read", Input: "{}"}}},
+			loop.Message{Role: loop.RoleUser, Tokens: n, Blocks: []loop.Block{{Type: loop.BlockToolResult, ToolUseID: id, Tokens: n}}})
+	}
+	return msgs
+}
+
+// §3: the thrash guard.
+func TestClaudeCodeRapidRefill(t *testing.T) {
+	big := &fakemodel.Tools{Default: fakemodel.Tool{Tokens: 34_000}}
+	tool := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}}, OutputTokens: 100}
+	t.Run("2nd rapid refill compacts, 3rd trips the breaker", func(t *testing.T) {
+		res, _ := ccRun(t, fixture{initial: thrash(), tools: big, script: []fakemodel.Step{summary, tool, summary, tool, summary, textStep}},
+			"context_window", "100000")
+		checkSeq(t, res, "C → M:tool → next_turn → C → M:tool → next_turn → C → M:text", loop.Completed)
+		rapid := []int{}
+		for _, c := range events[loop.Compaction](res.Trace) {
+			rapid = append(rapid, c.RapidRefill)
+		}
+		if diff := cmp.Diff([]int{0, 1, 2}, rapid); diff != "" {
+			t.Errorf("rapid refill counts (-want +got):\n%s", diff)
+		}
+		res, _ = ccRun(t, fixture{initial: thrash(), tools: big, script: []fakemodel.Step{summary, tool, summary, tool, summary, tool}},
+			"context_window", "100000")
+		checkSeq(t, res, "C → M:tool → next_turn → C → M:tool → next_turn → C → M:tool → next_turn", loop.RapidRefillBreaker)
+	})
+	t.Run("refills 3 replies apart never trip it", func(t *testing.T) {
+		// each refill comes three replies after the compaction before it
+		tools := &fakemodel.Tools{Default: fakemodel.Tool{Tokens: 500}, ByName: map[string]fakemodel.Tool{"Bash": {Tokens: 63_000}}}
+		small := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}}, OutputTokens: 100}
+		large := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Bash"}}, OutputTokens: 100}
+		initial := []loop.Message{{Role: loop.RoleUser, Tokens: 66_000, Blocks: []loop.Block{{Type: loop.BlockText, Text: "paste"}}},
+			{Role: loop.RoleAssistant, Tokens: 500, Blocks: []loop.Block{{Type: loop.BlockText, Text: "ok"}}},
+			{Role: loop.RoleUser, Tokens: 500, Blocks: []loop.Block{{Type: loop.BlockText, Text: "go"}}}}
+		script := []fakemodel.Step{summary, small, small, large, summary, small, small, small, summary, textStep}
+		res, _ := ccRun(t, fixture{initial: initial, tools: tools, script: script}, "context_window", "100000", "tool_result_budget", "0")
+		if res.Terminal != loop.Completed {
+			t.Fatalf("ended %s: %s", res.Terminal, sequence(res.Trace))
+		}
+		for _, c := range events[loop.Compaction](res.Trace) {
+			if c.RapidRefill != 0 || !c.OK {
+				t.Errorf("compaction %+v counted as a rapid refill", c)
+			}
+		}
+		if n := len(events[loop.Compaction](res.Trace)); n != 3 {
+			var b strings.Builder
+			loop.WriteReadable(&b, res.Trace)
+			t.Errorf("%d compactions, want 3\n%s", n, b.String())
+		}
+	})
+}
+
+// §4: max turns; stop-hook blocks count as turns.
+func TestClaudeCodeMaxTurns(t *testing.T) {
+	always := &fakemodel.StopHooks{Outcomes: []fakemodel.StopOutcome{{Block: "again"}}}
+	res, model := ccRun(t, fixture{script: []fakemodel.Step{{Text: "done", Repeat: fakemodel.Forever}}, hooks: always}, "max_turns", "2")
+	checkSeq(t, res, "M:text → stop_hook_blocking → M:text", loop.MaxTurns)
+	if len(model.Requests) != 2 {
+		t.Errorf("%d requests, want exactly N=2", len(model.Requests))
+	}
+	mixed, model := ccRun(t, fixture{script: []fakemodel.Step{toolStep, {Text: "done", Repeat: fakemodel.Forever}}, hooks: always}, "max_turns", "3")
+	checkSeq(t, mixed, "M:tool → next_turn → M:text → stop_hook_blocking → M:text", loop.MaxTurns)
+	if len(model.Requests) != 3 {
+		t.Errorf("%d requests, want exactly N=3", len(model.Requests))
+	}
+}
+
+// §5: stop hooks.
+func TestClaudeCodeStopHooks(t *testing.T) {
+	always := func() *fakemodel.StopHooks {
+		return &fakemodel.StopHooks{Outcomes: []fakemodel.StopOutcome{{Block: "again"}}}
+	}
+	forever := fakemodel.Step{Text: "done", Repeat: fakemodel.Forever}
+	t.Run("8th block re-queries, 9th is overridden", func(t *testing.T) {
+		res, model := ccRun(t, fixture{script: []fakemodel.Step{forever}, hooks: always()})
+		checkSeq(t, res, repeatSeq("M:text", "stop_hook_blocking", 9), loop.Completed)
+		last := model.Requests[8].Messages
+		if got := last[len(last)-1].Text(); got != loop.StopHookFeedbackPrefix+"again" || !last[len(last)-1].Meta {
+			t.Errorf("feedback message %q", got)
+		}
+		h := events[loop.StopHook](res.Trace)
+		if h[8].Outcome != loop.HookCapOverride {
+			t.Errorf("9th hook outcome %s", h[8].Outcome)
+		}
+	})
+	t.Run("a configurable cap", func(t *testing.T) {
+		res, _ := ccRun(t, fixture{script: []fakemodel.Step{forever}, hooks: always()}, "stop_hook_block_cap", "3")
+		checkSeq(t, res, repeatSeq("M:text", "stop_hook_blocking", 4), loop.Completed)
+		res, _ = ccRun(t, fixture{script: []fakemodel.Step{forever}, hooks: always()}, "stop_hook_block_cap", "3", "stop_hook_cap_action", "stop_hook_prevented")
+		checkSeq(t, res, repeatSeq("M:text", "stop_hook_blocking", 4), loop.StopHookPrevented)
+	})
+	t.Run("the count resets after a tool turn", func(t *testing.T) {
+		script := []fakemodel.Step{{Text: "done", Repeat: 5}, toolStep, forever}
+		res, _ := ccRun(t, fixture{script: script, hooks: always()})
+		want := repeatSeq("M:text", "stop_hook_blocking", 5) + " → stop_hook_blocking → M:tool → next_turn → " + repeatSeq("M:text", "stop_hook_blocking", 9)
+		checkSeq(t, res, want, loop.Completed)
+	})
+	t.Run("do not continue is not an error", func(t *testing.T) {
+		res, _ := ccRun(t, fixture{script: []fakemodel.Step{textStep}, hooks: &fakemodel.StopHooks{Outcomes: []fakemodel.StopOutcome{{Prevent: true}}}})
+		checkSeq(t, res, "M:text", loop.StopHookPrevented)
+	})
+}
+
+// §6: tool hooks.
+func TestClaudeCodeToolHooks(t *testing.T) {
+	two := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}, {Name: "Bash"}}}
+	tools := &fakemodel.Tools{ByName: map[string]fakemodel.Tool{"Read": {PreventContinuation: true}}}
+	res, _ := ccRun(t, fixture{script: []fakemodel.Step{two}, tools: tools})
+	checkSeq(t, res, "M:tool", loop.HookStopped)
+	if got := tools.CallIDs(); len(got) != 2 {
+		t.Errorf("tool calls %v: the batch must run before the query ends", got)
+	}
+	deny := &fakemodel.Tools{ByName: map[string]fakemodel.Tool{"Read": {Deny: "not allowed"}}}
+	res, model := ccRun(t, fixture{script: []fakemodel.Step{two, textStep}, tools: deny})
+	checkSeq(t, res, "M:tool → next_turn → M:text", loop.Completed)
+	results := model.Requests[1].Messages[2].Blocks
+	if !results[0].IsError || results[1].IsError {
+		t.Errorf("denial should fail only its call: %+v", results)
+	}
+}
+
+// §7: API errors, retries and back-off.
+func TestClaudeCodeAPIRetries(t *testing.T) {
+	for _, kind := range []fakemodel.Kind{fakemodel.RateLimited, fakemodel.ServerError, fakemodel.Overloaded, fakemodel.ConnectionDropped} {
+		t.Run(string(kind)+": 10 retries, then api_error", func(t *testing.T) {
+			ok, model := ccRun(t, fixture{script: []fakemodel.Step{{Kind: kind, Repeat: 10}, textStep}}, "fallback", "false")
+			if ok.Terminal != loop.Completed || len(model.Requests) != 11 {
+				t.Errorf("10 failures then text: %s after %d requests", ok.Terminal, len(model.Requests))
+			}
+			for i, r := range model.Requests {
+				if r.MaxTokens != 128_000 && !r.NonStreaming || len(r.Messages) != 1 {
+					t.Errorf("retry %d is not the same request: %+v", i, r)
+				}
+			}
+			failing := fakemodel.Step{Kind: kind, Repeat: fakemodel.Forever}
+			exhausted, model := ccRun(t, fixture{script: []fakemodel.Step{failing}}, "fallback", "false")
+			want := 11
+			if kind == fakemodel.ConnectionDropped {
+				want = 12 // repeated drops end in one non-streaming attempt
+			}
+			if exhausted.Terminal != loop.APIError || len(model.Requests) != want {
+				t.Errorf("endless failures: %s after %d requests, want api_error after %d", exhausted.Terminal, len(model.Requests), want)
+			}
+		})
+	}
+	t.Run("back-off: min(500 x 2^(k-1), 32000) x (1 + U[0, 0.25])", func(t *testing.T) {
+		res, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: 10}, textStep}}, "fallback", "false")
+		retries := events[loop.Retry](res.Trace)
+		if len(retries) != 10 {
+			t.Fatalf("%d retries", len(retries))
+		}
+		total := 0
+		for k, r := range retries {
+			base := min(500<<k, 32_000)
+			if r.DelayMS < base || r.DelayMS > base*5/4 {
+				t.Errorf("retry %d delay %d ms outside [%d, %d]", k+1, r.DelayMS, base, base*5/4)
+			}
+			total += r.DelayMS
+		}
+		if res.Stats.RetryDelayMS != total {
+			t.Errorf("stats sum %d, events sum %d", res.Stats.RetryDelayMS, total)
+		}
+	})
+	t.Run("retry-after x (1 + U[0, 0.25])", func(t *testing.T) {
+		res, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.RateLimited, RetryAfterMS: 7_000}, textStep}})
+		r := events[loop.Retry](res.Trace)
+		if len(r) != 1 || r[0].DelayMS < 7_000 || r[0].DelayMS > 8_750 {
+			t.Errorf("retry-after delays %+v", r)
+		}
+	})
+	t.Run("delays come from the seeded stream", func(t *testing.T) {
+		delays := func(seed uint64) []int {
+			f := fixture{policy: loop.ClaudeCode(), primary: opus, script: []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: 5}, textStep}}
+			res, _ := runSeeded(t, f, seed)
+			var out []int
+			for _, r := range events[loop.Retry](res.Trace) {
+				out = append(out, r.DelayMS)
+			}
+			return out
+		}
+		if a, b := delays(1), delays(1); !cmp.Equal(a, b) {
+			t.Errorf("same seed, different delays: %v %v", a, b)
+		}
+		if a, b := delays(1), delays(2); cmp.Equal(a, b) {
+			t.Errorf("different seeds, same delays: %v", a)
+		}
+	})
+}
+
+// runSeeded is run with a retry seed.
+func runSeeded(t *testing.T, f fixture, seed uint64) (*loop.Result, *fakemodel.Model) {
+	t.Helper()
+	model := &fakemodel.Model{Script: f.script, Window: f.primary.ContextWindow}
+	res, err := loop.Run(t.Context(), loop.Config{Policy: f.policy, Model: model, Primary: f.primary, Seed: seed},
+		[]loop.Message{loop.UserText("go")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, model
+}
+
+// §7: fallback triggers, other 400s and mid-stream errors.
+func TestClaudeCodeFallbackAndResends(t *testing.T) {
+	sonnetFB := loop.ModelInfo{Name: "sonnet", ContextWindow: 200_000, MaxOutputTokens: 64_000}
+	models := func(m *fakemodel.Model) []string {
+		var out []string
+		for _, r := range m.Requests {
+			out = append(out, r.Model)
+		}
+		return out
+	}
+	t.Run("3 consecutive 529s switch models", func(t *testing.T) {
+		res, model := ccRun(t, fixture{fallback: sonnetFB, script: []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: 3}, textStep}})
+		if diff := cmp.Diff([]string{"opus", "opus", "opus", "sonnet"}, models(model)); diff != "" || res.Terminal != loop.Completed {
+			t.Errorf("%s, models (-want +got):\n%s", res.Terminal, diff)
+		}
+		two, model := ccRun(t, fixture{fallback: sonnetFB, script: []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: 2}, textStep}})
+		if diff := cmp.Diff([]string{"opus", "opus", "opus"}, models(model)); diff != "" || two.Terminal != loop.Completed {
+			t.Errorf("two 529s must not switch: %s\n%s", two.Terminal, diff)
+		}
+	})
+	t.Run("a single 500 switches models", func(t *testing.T) {
+		_, model := ccRun(t, fixture{fallback: sonnetFB, script: []fakemodel.Step{{Kind: fakemodel.ServerError}, textStep}})
+		if diff := cmp.Diff([]string{"opus", "sonnet"}, models(model)); diff != "" {
+			t.Errorf("models (-want +got):\n%s", diff)
+		}
+		if got := model.Requests[1].MaxTokens; got != 64_000 {
+			t.Errorf("fallback max_tokens %d, want the fallback model's 64000", got)
+		}
+	})
+	t.Run("other 400s: 5 immediate re-sends, then api_error", func(t *testing.T) {
+		ok, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.InvalidRequest, Repeat: 5}, textStep}})
+		checkSeq(t, ok, strings.Repeat("M:400 → ", 5)+"M:text", loop.Completed)
+		for _, r := range events[loop.Retry](ok.Trace) {
+			if r.DelayMS != 0 {
+				t.Errorf("re-send after %d ms, want immediate", r.DelayMS)
+			}
+		}
+		fail, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.InvalidRequest, Repeat: 6}}})
+		checkSeq(t, fail, strings.TrimSuffix(strings.Repeat("M:400 → ", 6), " → "), loop.APIError)
+	})
+	t.Run("a mid-stream error retries once without streaming, max_tokens capped at 64000", func(t *testing.T) {
+		res, model := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.StreamError, After: 1}, textStep}})
+		if res.Terminal != loop.Completed || len(model.Requests) != 2 || !model.Requests[1].NonStreaming || model.Requests[1].MaxTokens != 64_000 {
+			t.Errorf("%s; second request %+v", res.Terminal, model.Requests[len(model.Requests)-1])
+		}
+		res, _ = ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.StreamError, After: 1, Repeat: 2}}})
+		checkSeq(t, res, "M:stream_error → M:stream_error", loop.APIError)
+	})
+}
+
+// §8: beyond the seed's transitions.
+func TestClaudeCodeMalformedAndEmptyReplies(t *testing.T) {
+	mal := fakemodel.Step{Kind: fakemodel.MalformedToolUse}
+	t.Run("malformed tool use: 2 retries, then exhausted", func(t *testing.T) {
+		ok, model := ccRun(t, fixture{script: []fakemodel.Step{mal, mal, textStep}})
+		checkSeq(t, ok, "M:tool → malformed_tool_use_retry → M:tool → malformed_tool_use_retry → M:text", loop.Completed)
+		if n := len(model.Requests[1].Messages); n != 2 || model.Requests[1].Messages[1].Text() != loop.MalformedNudge {
+			t.Errorf("retry drops the reply and adds a nudge: %d messages", n)
+		}
+		bad, _ := ccRun(t, fixture{script: []fakemodel.Step{mal, mal, mal}})
+		checkSeq(t, bad, "M:tool → malformed_tool_use_retry → M:tool → malformed_tool_use_retry → M:tool", loop.MalformedToolUseExhausted)
+	})
+	t.Run("an empty reply is re-sent once, then accepted", func(t *testing.T) {
+		empty := fakemodel.Step{Kind: fakemodel.Empty}
+		res, _ := ccRun(t, fixture{script: []fakemodel.Step{empty, textStep}})
+		checkSeq(t, res, "M:text → empty_reply_retry → M:text", loop.Completed)
+		res, _ = ccRun(t, fixture{script: []fakemodel.Step{empty, empty}})
+		checkSeq(t, res, "M:text → empty_reply_retry → M:text", loop.Completed)
+	})
+	t.Run("no token budget, collapse or snip", func(t *testing.T) {
+		res, _ := ccRun(t, fixture{budget: 1_000_000, script: []fakemodel.Step{textStep}})
+		checkSeq(t, res, "M:text", loop.Completed)
+	})
+}
+
+// The seed profile keeps its behaviour where claude-code differs.
+func TestSeedKeepsItsBehaviourWhereClaudeCodeDiffers(t *testing.T) {
+	mal := fakemodel.Step{Kind: fakemodel.MalformedToolUse}
+	res, _ := run(t, fixture{script: []fakemodel.Step{mal}})
+	checkSeq(t, res, "M:tool", loop.Completed)
+	res, _ = run(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Truncated, Repeat: 8}}, policy: seedWith(t, "escalation", "false")})
+	checkSeq(t, res, repeatSeq("M:trunc", "max_output_tokens_recovery", 4), loop.Completed)
+	res, _ = run(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Overloaded}}})
+	checkSeq(t, res, "M:529", loop.ModelError)
+}
