@@ -43,6 +43,8 @@ type StageName string
 
 // The preparation stages, in pipeline order, and the drain.
 const (
+	// StageBoundary drops what precedes the last compact boundary.
+	StageBoundary         StageName = "compact_boundary"
 	StageToolResultBudget StageName = "tool_result_budget"
 	StageSnip             StageName = "snip"
 	StageMicrocompact     StageName = "microcompact"

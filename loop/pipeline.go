@@ -11,6 +11,16 @@ import (
 func (r *run) prepareMessages(ctx context.Context, s *State) ([]Message, bool, *Result) {
 	p := &r.p
 	mfq := afterBoundary(s.Messages)
+	if dropped := s.Messages[:len(s.Messages)-len(mfq)]; len(dropped) > 0 {
+		// what precedes the last boundary is never sent again; this
+		// iteration's history no longer holds it
+		removed := make([]string, len(dropped))
+		for i, m := range dropped {
+			removed[i] = m.ID
+		}
+		n := SumTokens(mfq)
+		r.emit(Stage{Stage: StageBoundary, TokensBefore: n + SumTokens(dropped), TokensAfter: n, Removed: removed})
+	}
 	limits := r.p.Limits(r.model)
 
 	if p.ToolResultBudget > 0 {
