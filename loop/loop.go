@@ -125,7 +125,7 @@ func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutc
 	}
 	for {
 		req := Request{Purpose: PurposeMain, Model: s.ToolUseContext.Model, MaxTokens: maxTokens, Messages: mfq,
-			InputTokens: SumTokens(mfq), Tools: s.ToolUseContext.Tools}
+			InputTokens: r.size(mfq), Tools: s.ToolUseContext.Tools}
 		blocks, resp, err := r.call.send(ctx, req)
 		var msg Message
 		if len(blocks) > 0 || err == nil {

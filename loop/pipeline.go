@@ -10,7 +10,7 @@ import (
 // auto-compact. It may end the run (the thrash guard).
 func (r *run) prepareMessages(ctx context.Context, s *State) ([]Message, bool, *Result) {
 	p := &r.p
-	mfq := afterBoundary(s.Messages)
+	mfq := r.afterBoundary(s.Messages)
 	if dropped := s.Messages[:len(s.Messages)-len(mfq)]; len(dropped) > 0 {
 		// what precedes the last boundary is never sent again; this
 		// iteration's history no longer holds it
@@ -18,23 +18,29 @@ func (r *run) prepareMessages(ctx context.Context, s *State) ([]Message, bool, *
 		for i, m := range dropped {
 			removed[i] = m.ID
 		}
-		n := SumTokens(mfq)
+		n := r.size(mfq)
 		r.emit(Stage{Stage: StageBoundary, TokensBefore: n + SumTokens(dropped), TokensAfter: n, Removed: removed})
 	}
 	limits := r.p.Limits(r.model)
 
 	if p.ToolResultBudget > 0 {
-		before := SumTokens(mfq)
-		out, n := applyToolResultBudget(mfq, p.ToolResultBudget)
+		before := r.size(mfq)
+		// only the newest message can hold tool results not yet budgeted:
+		// the rest were checked when they were newest (or at the start)
+		from := len(mfq) - 1
+		if !r.budgeted {
+			from, r.budgeted = 0, true
+		}
+		out, n := applyToolResultBudget(mfq, max(from, 0), p.ToolResultBudget)
 		if n > 0 {
 			mfq = r.resize(out)
-			r.emit(Stage{Stage: StageToolResultBudget, TokensBefore: before, TokensAfter: SumTokens(mfq), Changed: n})
+			r.emit(Stage{Stage: StageToolResultBudget, TokensBefore: before, TokensAfter: r.size(mfq), Changed: n})
 		}
 	}
 
 	snipFreed := 0
 	if p.Snip {
-		before := SumTokens(mfq)
+		before := r.size(mfq)
 		var res SnipResult
 		err := guard("snipper", func() {
 			res = r.snipper.Snip(SnipInput{Messages: mfq, Tokens: r.count(mfq, 0), Threshold: limits.WarningThreshold, KeepRecent: p.SnipKeepRecent})
@@ -45,12 +51,12 @@ func (r *run) prepareMessages(ctx context.Context, s *State) ([]Message, bool, *
 		case len(res.Removed) > 0 || res.TokensFreed > 0:
 			mfq = r.resize(res.Messages)
 			snipFreed = max(res.TokensFreed, 0)
-			r.emit(Stage{Stage: StageSnip, TokensBefore: before, TokensAfter: SumTokens(mfq), TokensFreed: snipFreed, Removed: res.Removed})
+			r.emit(Stage{Stage: StageSnip, TokensBefore: before, TokensAfter: r.size(mfq), TokensFreed: snipFreed, Removed: res.Removed})
 		}
 	}
 
 	if p.Microcompact {
-		before := SumTokens(mfq)
+		before := r.size(mfq)
 		var res MicrocompactResult
 		err := guard("microcompactor", func() {
 			res = r.micro.Microcompact(MicrocompactInput{Messages: mfq, KeepRecent: p.MicrocompactKeepRecent})
@@ -60,12 +66,12 @@ func (r *run) prepareMessages(ctx context.Context, s *State) ([]Message, bool, *
 			r.emit(Stage{Stage: StageMicrocompact, TokensBefore: before, TokensAfter: before, Error: err.Error()})
 		case res.Cleared > 0:
 			mfq = r.resize(res.Messages)
-			r.emit(Stage{Stage: StageMicrocompact, TokensBefore: before, TokensAfter: SumTokens(mfq), Changed: res.Cleared})
+			r.emit(Stage{Stage: StageMicrocompact, TokensBefore: before, TokensAfter: r.size(mfq), Changed: res.Cleared})
 		}
 	}
 
 	if p.ContextCollapse {
-		before := SumTokens(mfq)
+		before := r.size(mfq)
 		in := r.collapseInput(mfq, s.StagedCollapses, snipFreed)
 		var res CollapseResult
 		err := guard("collapser", func() { res = r.collapser.Collapse(in) })
@@ -75,7 +81,7 @@ func (r *run) prepareMessages(ctx context.Context, s *State) ([]Message, bool, *
 		case res.Committed > 0 || len(res.Staged) != len(s.StagedCollapses):
 			mfq = r.resize(res.Messages)
 			s.StagedCollapses = res.Staged
-			r.emit(Stage{Stage: StageCollapse, TokensBefore: before, TokensAfter: SumTokens(mfq), Changed: res.Committed,
+			r.emit(Stage{Stage: StageCollapse, TokensBefore: before, TokensAfter: r.size(mfq), Changed: res.Committed,
 				Staged: len(res.Staged), Removed: res.Removed})
 		}
 	}

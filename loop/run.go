@@ -16,6 +16,7 @@ type run struct {
 	call   *caller
 	trace  Trace
 	stats  Stats
+	// ids are the caller's message IDs, which generated IDs skip.
 	ids    map[string]bool
 	nextID int
 	// toolUseIDs are the tool_use ids seen in the run, to reject a reply
@@ -25,6 +26,12 @@ type run struct {
 	fellBack bool
 	// outputTotal sums the output of every main reply (token budget).
 	outputTotal int
+	// sizes caches the last history measured.
+	sizes sizeCache
+	// budgeted is set once the whole history went through the tool-result
+	// budget; boundaryScanned once the whole history was searched for a
+	// boundary.
+	budgeted, boundaryScanned bool
 
 	compactor Compactor
 	snipper   Snipper
@@ -104,7 +111,6 @@ func (r *run) prepare(m *Message) {
 				break
 			}
 		}
-		r.ids[m.ID] = true
 	}
 	if m.Tokens == 0 {
 		m.Tokens = r.estimator.Estimate(*m)
@@ -194,6 +200,22 @@ func join(parts ...[]Message) []Message {
 		out = append(out, p...)
 	}
 	return out
+}
+
+// afterBoundary returns the messages after the last compact boundary. The
+// caller's history may hold a boundary anywhere; after the first
+// iteration the loop's own histories hold one only at the front (a
+// compaction builds [boundary, summary, tail...]), so only the front is
+// looked at.
+func (r *run) afterBoundary(msgs []Message) []Message {
+	if !r.boundaryScanned {
+		r.boundaryScanned = true
+		return afterBoundary(msgs)
+	}
+	if len(msgs) > 0 && msgs[0].CompactBoundary {
+		return msgs[1:]
+	}
+	return msgs
 }
 
 // afterBoundary returns the messages after the last compact boundary.

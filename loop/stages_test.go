@@ -119,7 +119,7 @@ func TestToolResultBudgetTruncatesLargestFirst(t *testing.T) {
 		{Type: BlockToolResult, ToolUseID: "a", Tokens: 30_000},
 		{Type: BlockToolResult, ToolUseID: "b", Tokens: 60_000},
 	}, Tokens: 90_000}}
-	out, n := applyToolResultBudget(msgs, 50_000)
+	out, n := applyToolResultBudget(msgs, 0, 50_000)
 	if n != 1 || out[0].Blocks[1].Tokens != 20_000 || out[0].Blocks[0].Tokens != 30_000 {
 		t.Errorf("budget: %d truncated, blocks %+v", n, out[0].Blocks)
 	}

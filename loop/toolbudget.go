@@ -3,16 +3,18 @@ package loop
 import "fmt"
 
 // applyToolResultBudget caps the total tokens of the tool results in each
-// message at budget by truncating the largest results first. It returns
-// the (copied where changed) messages and how many results it truncated.
-func applyToolResultBudget(msgs []Message, budget int) ([]Message, int) {
+// message from index from on at budget by truncating the largest results
+// first. It returns the (copied where changed) messages and how many
+// results it truncated.
+func applyToolResultBudget(msgs []Message, from, budget int) ([]Message, int) {
 	if budget <= 0 {
 		return msgs, 0
 	}
 	out := msgs
 	copied := false
 	truncated := 0
-	for i, m := range msgs {
+	for i := from; i < len(msgs); i++ {
+		m := msgs[i]
 		total := 0
 		for _, b := range m.Blocks {
 			if b.Type == BlockToolResult {

@@ -1,0 +1,61 @@
+package loop_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/loopsim/loopsim/loop"
+)
+
+// toolLoopModel answers every request with one tool_use until it has
+// answered turns requests, then with text. It does no work of its own, so
+// the benchmark measures the loop.
+type toolLoopModel struct {
+	turns, n int
+	ids      []string
+}
+
+func (m *toolLoopModel) Stream(_ context.Context, req loop.Request, yield func(loop.Block)) (loop.Response, error) {
+	m.n++
+	if m.n >= m.turns {
+		yield(loop.Block{Type: loop.BlockText, Text: "done"})
+		return loop.Response{StopReason: loop.StopEndTurn, Usage: loop.Usage{InputTokens: req.InputTokens, OutputTokens: 10}}, nil
+	}
+	yield(loop.Block{Type: loop.BlockToolUse, ID: m.ids[m.n], Name: "Read", Input: "{}"})
+	return loop.Response{StopReason: loop.StopToolUse, Usage: loop.Usage{InputTokens: req.InputTokens, OutputTokens: 20}}, nil
+}
+
+type constTools struct{}
+
+func (constTools) Run(context.Context, loop.ToolCall) (loop.ToolOutcome, error) {
+	return loop.ToolOutcome{Content: "ok", Tokens: 50}, nil
+}
+
+// BenchmarkTurn reports the loop's own cost per turn for episodes of 10,
+// 100 and 1,000 turns; it should stay flat as the history grows.
+func BenchmarkTurn(b *testing.B) {
+	for _, profile := range []string{"claude-code", "seed"} {
+		for _, turns := range []int{10, 100, 1000} {
+			b.Run(fmt.Sprintf("%s/turns=%d", profile, turns), func(b *testing.B) {
+				p, _ := loop.Profile(profile)
+				ids := make([]string, turns+1)
+				for i := range ids {
+					ids[i] = fmt.Sprintf("t%d", i)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					m := &toolLoopModel{turns: turns, ids: ids}
+					cfg := loop.Config{Policy: p, Model: m, Primary: loop.ModelInfo{Name: "m", ContextWindow: 10_000_000, MaxOutputTokens: 64_000},
+						Tools: constTools{}, DiscardTrace: true}
+					res, err := loop.Run(context.Background(), cfg, []loop.Message{loop.UserText("go")})
+					if err != nil || res.Terminal != loop.Completed {
+						b.Fatalf("%v %s", err, res.Terminal)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*turns), "ns/turn")
+			})
+		}
+	}
+}
