@@ -1,0 +1,363 @@
+package scenarios
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/properties"
+)
+
+// checker finds what a decoded scenario gets wrong beyond its syntax:
+// missing required fields, impossible values, names that name nothing.
+// It reports each at the position the decoder recorded for the field.
+type checker struct {
+	d  *decoder
+	sc *Scenario
+}
+
+func (c *checker) errorf(path, format string, args ...any) {
+	c.d.errorAt(c.d.where(path), path, format, args...)
+}
+
+// check validates sc and resolves its policy. Problems go to d.
+func check(d *decoder, sc *Scenario) {
+	c := &checker{d: d, sc: sc}
+	sc.namePos = d.where("name")
+	c.header()
+	c.policy()
+	c.models()
+	c.conversation()
+	c.script()
+	c.fakes()
+	c.expect()
+}
+
+var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+func (c *checker) header() {
+	sc := c.sc
+	switch {
+	case sc.Name == "":
+		c.errorf("name", "missing: every scenario needs a name")
+	case !namePattern.MatchString(sc.Name):
+		c.errorf("name", "%q: use lower-case letters, digits and '-' (it names the golden trace file)", sc.Name)
+	}
+	if strings.TrimSpace(sc.Description) == "" {
+		c.errorf("description", "missing: say what the scenario shows")
+	}
+	if sc.IterationLimit > MaxIterationLimit {
+		c.errorf("iteration_limit", "%d is above %d", sc.IterationLimit, MaxIterationLimit)
+	}
+}
+
+func (c *checker) policy() {
+	sc := c.sc
+	if sc.Profile == "" {
+		c.errorf("profile", "missing: one of %s", strings.Join(loop.Profiles(), ", "))
+		return
+	}
+	p, err := loop.Profile(sc.Profile)
+	if err != nil {
+		c.errorf("profile", "%v", err)
+		return
+	}
+	for _, o := range sc.Policy {
+		if o.Field == "name" {
+			c.errorf("policy.name", "the policy's name is the profile's; it cannot be overridden")
+			continue
+		}
+		q, err := p.With(o.Field, o.Value)
+		if err != nil {
+			c.errorf("policy."+o.Field, "%v", err)
+			continue
+		}
+		p = q
+	}
+	sc.policy = p
+}
+
+func (c *checker) models() {
+	sc := c.sc
+	m := &sc.Model
+	if m.Name == "" {
+		m.Name = DefaultModel.Name
+	}
+	if m.ContextWindow == 0 {
+		m.ContextWindow = DefaultModel.ContextWindow
+	}
+	if m.MaxOutputTokens == 0 {
+		m.MaxOutputTokens = DefaultModel.MaxOutputTokens
+	}
+	f := &sc.FallbackModel
+	if *f == (loop.ModelInfo{}) {
+		return
+	}
+	switch {
+	case f.Name == "":
+		c.errorf("fallback_model.name", "missing: a fallback model needs a name")
+	case f.Name == m.Name:
+		c.errorf("fallback_model.name", "%q is the main model's name too", f.Name)
+	}
+	if f.ContextWindow == 0 {
+		f.ContextWindow = m.ContextWindow
+	}
+	if f.MaxOutputTokens == 0 {
+		f.MaxOutputTokens = m.MaxOutputTokens
+	}
+}
+
+func (c *checker) conversation() {
+	sc := c.sc
+	if len(sc.Conversation) == 0 {
+		c.errorf("conversation", "missing: the starting history needs at least one message")
+		return
+	}
+	ids := map[string]string{}
+	uses := map[string]bool{}
+	for i, m := range sc.Conversation {
+		at := fmt.Sprintf("conversation[%d]", i)
+		if m.ID != "" {
+			if first, dup := ids[m.ID]; dup {
+				c.errorf(at+".id", "%q is also the id of %s", m.ID, first)
+			}
+			ids[m.ID] = at
+		}
+		switch m.Role {
+		case loop.RoleUser, loop.RoleAssistant:
+		case "":
+			c.errorf(at+".role", "missing: user or assistant")
+		default:
+			c.errorf(at+".role", "%q is neither user nor assistant", m.Role)
+		}
+		if m.Text == "" && len(m.ToolUses) == 0 && len(m.ToolResults) == 0 {
+			c.errorf(at, "empty message: give it text, tool_uses or tool_results")
+		}
+		if m.Role != loop.RoleAssistant {
+			if len(m.ToolUses) > 0 {
+				c.errorf(at+".tool_uses", "only an assistant message carries tool_uses")
+			}
+			if m.Usage != nil {
+				c.errorf(at+".usage", "only an assistant message carries usage")
+			}
+		}
+		if m.Role != loop.RoleUser && len(m.ToolResults) > 0 {
+			c.errorf(at+".tool_results", "only a user message carries tool_results")
+		}
+		for j, u := range m.ToolUses {
+			p := fmt.Sprintf("%s.tool_uses[%d]", at, j)
+			switch {
+			case u.ID == "":
+				c.errorf(p+".id", "missing: a tool_use in the conversation needs an id for its tool_result")
+			case uses[u.ID]:
+				c.errorf(p+".id", "tool_use id %q is used twice", u.ID)
+			}
+			if u.Name == "" {
+				c.errorf(p+".name", "missing: the tool's name")
+			}
+			uses[u.ID] = true
+		}
+		for j, r := range m.ToolResults {
+			p := fmt.Sprintf("%s.tool_results[%d].tool_use_id", at, j)
+			switch {
+			case r.ToolUseID == "":
+				c.errorf(p, "missing: the tool_use this result answers")
+			case !uses[r.ToolUseID]:
+				c.errorf(p, "%q answers no earlier tool_use", r.ToolUseID)
+			}
+		}
+	}
+}
+
+func (c *checker) script() {
+	sc := c.sc
+	if len(sc.Script) == 0 {
+		c.errorf("script", "missing: the model needs at least one step (every request, compaction included, takes one)")
+		return
+	}
+	for i, s := range sc.Script {
+		at := fmt.Sprintf("script[%d]", i)
+		if !c.stepKinds(s, at) {
+			continue
+		}
+		if err := s.Validate(); err != nil {
+			c.errorf(at, "%v", err)
+		}
+		if s.Repeat == fakemodel.Forever && i < len(sc.Script)-1 {
+			c.errorf(fmt.Sprintf("script[%d]", i+1), "unreachable: step %d repeats forever", i)
+		}
+	}
+}
+
+// stepKinds reports whether every kind in step s, branches included, is
+// known, reporting those that are not at their own field.
+func (c *checker) stepKinds(s fakemodel.Step, at string) bool {
+	ok := true
+	if s.Kind != "" && !slices.Contains(fakemodel.Kinds, s.Kind) {
+		names := make([]string, len(fakemodel.Kinds))
+		for i, k := range fakemodel.Kinds {
+			names[i] = string(k)
+		}
+		c.errorf(at+".kind", "unknown kind %q (known: %s)", s.Kind, strings.Join(names, ", "))
+		ok = false
+	}
+	if s.Then != nil {
+		ok = c.stepKinds(*s.Then, at+".then") && ok
+	}
+	if s.Else != nil {
+		ok = c.stepKinds(*s.Else, at+".else") && ok
+	}
+	return ok
+}
+
+// fakes checks the tools, hooks and summarizer for behaviours that could
+// only hang: something that waits to be cancelled with nothing to cancel
+// it.
+func (c *checker) fakes() {
+	sc := c.sc
+	tools := sc.toolBehaviours()
+	abortTool := slices.ContainsFunc(tools, func(t namedTool) bool { return t.tool.Abort })
+	for _, t := range tools {
+		if t.tool.Slow && !abortTool {
+			c.errorf(t.path+".slow", "a slow tool waits until the run is aborted, but no tool aborts it (give another tool abort: true, concurrent with this one)")
+		}
+	}
+	abortStep := slices.ContainsFunc(sc.Script, hasAbortStep)
+	for i, o := range sc.Summarizer {
+		if o.Slow && !abortTool && !abortStep {
+			c.errorf(fmt.Sprintf("summarizer[%d].slow", i), "a slow summary waits until the run is aborted, but nothing aborts it")
+		}
+	}
+}
+
+// namedTool is one scripted tool behaviour and where it was written.
+type namedTool struct {
+	path string
+	tool fakemodel.Tool
+}
+
+// toolBehaviours lists every tool behaviour of the scenario, in a fixed
+// order: default, then by_name and by_id sorted by key.
+func (s *Scenario) toolBehaviours() []namedTool {
+	out := []namedTool{{"tools.default", s.Tools.Default}}
+	for _, group := range []struct {
+		path string
+		m    map[string]fakemodel.Tool
+	}{{"tools.by_name", s.Tools.ByName}, {"tools.by_id", s.Tools.ByID}} {
+		keys := make([]string, 0, len(group.m))
+		for k := range group.m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			out = append(out, namedTool{group.path + "." + k, group.m[k]})
+		}
+	}
+	return out
+}
+
+func hasAbortStep(s fakemodel.Step) bool {
+	return s.Kind == fakemodel.Abort ||
+		(s.Then != nil && hasAbortStep(*s.Then)) || (s.Else != nil && hasAbortStep(*s.Else))
+}
+
+func (c *checker) expect() {
+	e := &c.sc.Expect
+	switch {
+	case e.Terminal != "" && e.Halted:
+		c.errorf("expect.halted", "a run either ends in a terminal or is halted; expect one of terminal and halted, not both")
+	case e.Terminal == "" && !e.Halted:
+		c.errorf("expect.terminal", "missing: the terminal the run must end with (or halted: true for a run that never ends)")
+	case e.Terminal != "" && !e.Terminal.Valid():
+		c.errorf("expect.terminal", "unknown terminal %q (known: %s)", e.Terminal, terminalList())
+	}
+	if e.Transitions == nil {
+		c.errorf("expect.transitions", "missing: the exact transition sequence ([] when the run never continues)")
+	}
+	for i, entry := range e.Transitions {
+		if _, _, err := parseTransitionEntry(entry); err != nil {
+			c.errorf(fmt.Sprintf("expect.transitions[%d]", i), "%v", err)
+		}
+	}
+	for _, name := range sortedKeys(e.Counters) {
+		if _, ok := counter(name); !ok {
+			c.errorf("expect.counters."+name, "unknown counter (known: %s)", strings.Join(counterNames(), ", "))
+		}
+	}
+	known := properties.InvariantNames()
+	seen := map[string]bool{}
+	for i, name := range e.Violated {
+		at := fmt.Sprintf("expect.violated[%d]", i)
+		switch {
+		case !slices.Contains(known, name):
+			c.errorf(at, "unknown invariant %q (known: %s)", name, strings.Join(known, ", "))
+		case seen[name]:
+			c.errorf(at, "%q is listed twice", name)
+		}
+		seen[name] = true
+	}
+	if e.Halted && !seen["termination"] {
+		c.errorf("expect.violated", "a halted run breaks the termination invariant: list termination")
+	}
+}
+
+// parseTransitionEntry reads one entry of expect.transitions: a
+// transition name, or "name * n" for n of them in a row.
+func parseTransitionEntry(entry string) (loop.Transition, int, error) {
+	name, times, repeated := strings.Cut(entry, "*")
+	n := 1
+	if repeated {
+		var err error
+		n, err = strconv.Atoi(strings.TrimSpace(times))
+		if err != nil || n < 1 {
+			return "", 0, fmt.Errorf("%q: the count after * must be a whole number of 1 or more", entry)
+		}
+	}
+	t := loop.Transition(strings.TrimSpace(name))
+	if !t.Valid() {
+		return "", 0, fmt.Errorf("unknown transition %q (known: %s)", t, transitionList())
+	}
+	return t, n, nil
+}
+
+// expandTransitions turns checked expect.transitions entries into the
+// sequence they stand for.
+func expandTransitions(entries []string) []loop.Transition {
+	out := []loop.Transition{}
+	for _, e := range entries {
+		t, n, _ := parseTransitionEntry(e)
+		for range n {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func transitionList() string {
+	names := make([]string, len(loop.Transitions))
+	for i, t := range loop.Transitions {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}
+
+func terminalList() string {
+	names := make([]string, len(loop.Terminals))
+	for i, t := range loop.Terminals {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

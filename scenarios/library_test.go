@@ -1,0 +1,103 @@
+package scenarios
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/loopsim/loopsim/loop"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden traces under testdata/golden")
+
+const goldenDir = "testdata/golden"
+
+// TestLibrary runs every scenario of the library: it must do what it
+// expects, and its trace must match its golden file byte for byte.
+func TestLibrary(t *testing.T) {
+	for _, s := range loadLibrary(t) {
+		t.Run(s.Name, func(t *testing.T) {
+			if s.Skip != "" {
+				t.Skip(s.Skip)
+			}
+			out, err := Run(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !out.Passed() {
+				t.Errorf("%s: the run departed from the expectation (-want +got):\n%s", s.File, out.Diff())
+				for _, v := range out.Violations {
+					t.Logf("invariant broken: %s", v.Error())
+				}
+			}
+			checkGolden(t, s.Name, out.Result.Trace)
+		})
+	}
+}
+
+// checkGolden compares a trace with testdata/golden/NAME.jsonl, or
+// rewrites the file with -update.
+func checkGolden(t *testing.T, name string, tr loop.Trace) {
+	t.Helper()
+	var got bytes.Buffer
+	if err := tr.WriteJSONL(&got); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(goldenDir, name+".jsonl")
+	if *update {
+		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no golden trace (run go test ./scenarios/... -update): %v", err)
+	}
+	if !bytes.Equal(want, got.Bytes()) {
+		t.Errorf("trace differs from %s (-golden +run); if the loop changed on purpose, check the change and rerun with -update:\n%s",
+			path, cmp.Diff(strings.Split(string(want), "\n"), strings.Split(got.String(), "\n")))
+	}
+}
+
+// TestGoldenFilesHaveScenarios refuses golden traces left behind by a
+// renamed or deleted scenario.
+func TestGoldenFilesHaveScenarios(t *testing.T) {
+	names := map[string]bool{}
+	for _, s := range loadLibrary(t) {
+		names[s.Name] = true
+	}
+	entries, err := os.ReadDir(goldenDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if name, ok := strings.CutSuffix(e.Name(), ".jsonl"); !ok || !names[name] {
+			t.Errorf("%s/%s belongs to no scenario of the library; delete it", goldenDir, e.Name())
+		}
+	}
+}
+
+// TestLibraryFileNames: each scenario is named after its file.
+func TestLibraryFileNames(t *testing.T) {
+	for _, s := range loadLibrary(t) {
+		if want := "library/" + s.Name + ".yaml"; s.File != want {
+			t.Errorf("scenario %q is in %s; name the file %s", s.Name, s.File, want)
+		}
+	}
+}
+
+func loadLibrary(t *testing.T) []*Scenario {
+	t.Helper()
+	list, err := Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list
+}
