@@ -22,33 +22,62 @@ import (
 // content) and the boundary marker of each successful compaction (the
 // next iteration's messagesForQuery starts after it, SPEC §2.1.1).
 func checkNothingLost(r Run) []Violation {
-	res := r.Result
 	var out []Violation
-	add := func(i int, format string, args ...any) {
-		out = append(out, Violation{Invariant: "nothing_lost", Event: i, Detail: fmt.Sprintf(format, args...)})
+	removed := removedIDs(r.Result.Trace)
+	present := presentIDs(r.Result.State.Messages)
+	for i, id := range initialIDs(r.Initial) {
+		if _, ok := removed[id]; !ok && !present[id] {
+			out = append(out, Violation{Invariant: "nothing_lost", Event: -1,
+				Detail: fmt.Sprintf("starting message %s (index %d) is not in the final history and no stage or compaction removed it", id, i)})
+		}
 	}
-	present := map[string]bool{}
-	for _, m := range res.State.Messages {
-		present[m.ID] = true
+	if missing, drops := unrecordedLoopMessages(r); len(missing) > drops {
+		out = append(out, Violation{Invariant: "nothing_lost", Event: -1,
+			Detail: fmt.Sprintf("%d loop-made messages left unrecorded (%s); the trace accounts for %d deliberate drops",
+				len(missing), strings.Join(missing, ", "), drops)})
 	}
+	return out
+}
+
+// removedIDs maps every ID in a Removed list of a stage or compaction
+// event to the index of the first such event.
+func removedIDs(t loop.Trace) map[string]int {
 	removed := map[string]int{}
-	noteRemoved := func(i int, ids []string) {
+	note := func(i int, ids []string) {
 		for _, id := range ids {
 			if _, ok := removed[id]; !ok {
 				removed[id] = i
 			}
 		}
 	}
-	drops, lastFailedBlocks := 0, 0
-	for i, e := range res.Trace {
+	for i, e := range t {
 		switch x := e.(type) {
 		case loop.Stage:
-			noteRemoved(i, x.Removed)
+			note(i, x.Removed)
 		case loop.Compaction:
-			noteRemoved(i, x.Removed)
-			if x.OK {
-				drops++ // its boundary
-			}
+			note(i, x.Removed)
+		}
+	}
+	return removed
+}
+
+// presentIDs is the set of IDs of a history.
+func presentIDs(msgs []loop.Message) map[string]bool {
+	present := make(map[string]bool, len(msgs))
+	for _, m := range msgs {
+		present[m.ID] = true
+	}
+	return present
+}
+
+// unrecordedLoopMessages returns the loop-made IDs (m1, m2, ... up to the
+// highest seen) that are neither in the final history nor in a Removed
+// list, in order, and how many deliberate drops the trace records.
+func unrecordedLoopMessages(r Run) (missing []string, drops int) {
+	res := r.Result
+	lastFailedBlocks := 0
+	for _, e := range res.Trace {
+		switch x := e.(type) {
 		case loop.RequestFailed:
 			lastFailedBlocks = x.Blocks
 		case loop.Fallback:
@@ -62,45 +91,31 @@ func checkNothingLost(r Run) []Violation {
 			}
 		}
 	}
-
-	initial := initialIDs(r.Initial)
+	removed := removedIDs(res.Trace)
+	present := presentIDs(res.State.Messages)
 	taken := map[string]bool{}
-	for i, id := range initial {
+	for _, id := range initialIDs(r.Initial) {
 		taken[id] = true
-		if !present[id] {
-			if _, ok := removed[id]; !ok {
-				add(-1, "starting message %s (index %d) is not in the final history and no stage or compaction removed it", id, i)
-			}
-		}
 	}
-
 	highest := 0
 	mark := func(id string) {
 		if n, ok := loopID(id); ok && !taken[id] {
 			highest = max(highest, n)
 		}
 	}
-	for id := range present {
-		mark(id)
+	for _, m := range res.State.Messages {
+		mark(m.ID)
 	}
 	for id := range removed {
 		mark(id)
 	}
-	var missing []string
 	for n := 1; n <= highest; n++ {
 		id := "m" + strconv.Itoa(n)
-		if taken[id] || present[id] {
-			continue
-		}
-		if _, ok := removed[id]; !ok {
+		if _, ok := removed[id]; !ok && !taken[id] && !present[id] {
 			missing = append(missing, id)
 		}
 	}
-	if len(missing) > drops {
-		add(-1, "%d loop-made messages left unrecorded (%s); the trace accounts for %d deliberate drops",
-			len(missing), strings.Join(missing, ", "), drops)
-	}
-	return out
+	return missing, drops
 }
 
 // initialIDs returns the IDs of the starting history as the loop assigns

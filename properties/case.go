@@ -1,0 +1,182 @@
+package properties
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/loop"
+)
+
+// Case is one run of the loop described as plain data: the policy, the
+// fault script and every other fake's behaviour. The generators draw
+// Cases, the exhaustive explorer enumerates them, and a minimal
+// counterexample is one.
+type Case struct {
+	// Policy is the loop policy.
+	Policy loop.Policy `json:"policy"`
+	// Primary is the main model.
+	Primary loop.ModelInfo `json:"primary"`
+	// Fallback is the fallback model; an empty Name means none.
+	Fallback loop.ModelInfo `json:"fallback,omitzero"`
+	// Script is the model's fault script.
+	Script []fakemodel.Step `json:"script"`
+	// Tools is how every tool call behaves (ByName wins over Default).
+	Tools ToolBehaviour `json:"tools,omitzero"`
+	// StopHooks are the stop hooks' verdicts (the last repeats); nil
+	// means no stop hooks are configured.
+	StopHooks []fakemodel.StopOutcome `json:"stop_hooks,omitempty"`
+	// Compactions are the scripted compactor's outcomes (the last
+	// repeats). Nil leaves compaction to the loop's default compactor,
+	// which asks the model: its requests then consume script steps.
+	Compactions []fakemodel.CompactOutcome `json:"compactions,omitempty"`
+	// Summaries are the tool-use summarizer's outcomes; nil means no
+	// summarizer.
+	Summaries []fakemodel.SummaryOutcome `json:"summaries,omitempty"`
+	// Initial is the starting history.
+	Initial []loop.Message `json:"initial"`
+	// TokenBudget is the run's output token budget; zero means none.
+	TokenBudget int `json:"token_budget,omitempty"`
+	// Seed seeds the loop's retry jitter.
+	Seed uint64 `json:"seed,omitempty"`
+	// IterationLimit is the harness's guard; zero derives one from the
+	// policy and script (see [Case.Limit]).
+	IterationLimit int `json:"iteration_limit,omitempty"`
+}
+
+// ToolBehaviour is how the scripted tools behave.
+type ToolBehaviour struct {
+	// Default is the behaviour of every tool not in ByName.
+	Default fakemodel.Tool `json:"default,omitzero"`
+	// ByName gives a behaviour per tool name.
+	ByName map[string]fakemodel.Tool `json:"by_name,omitempty"`
+}
+
+// ToolNames are the tools every Case offers the model; the generators
+// draw tool uses from them.
+var ToolNames = []string{"Read", "Edit", "Bash"}
+
+// ScriptSteps is how many requests the script can answer, or zero when a
+// step repeats forever.
+func (c Case) ScriptSteps() int {
+	n := 0
+	for _, s := range c.Script {
+		if s.Repeat == fakemodel.Forever {
+			return 0
+		}
+		n += max(s.Repeat, 1)
+	}
+	return n
+}
+
+// unboundedLimit is the iteration limit of a case no bound covers (a step
+// repeats forever and the policy lets a stretch continue without limit):
+// a terminating run of the generated cases stays far below it, so a run
+// that reaches it shows a loop that does not end.
+const unboundedLimit = 400
+
+// Limit is the iteration limit the case runs with: IterationLimit if set,
+// else one past [IterationBound] (so a run over the bound halts at once
+// and shows as a termination violation), else 400.
+func (c Case) Limit() int {
+	if c.IterationLimit != 0 {
+		return c.IterationLimit
+	}
+	if b, ok := IterationBound(c.Policy, c.ScriptSteps()); ok {
+		return b + 1
+	}
+	return unboundedLimit
+}
+
+// Execute runs the case against fresh fakes and returns the finished run.
+// The error is a configuration the loop rejects or a harness fault (a
+// script step the fake cannot play), never a violation.
+func (c Case) Execute() (Run, error) {
+	r, _, err := c.execute()
+	return r, err
+}
+
+// execute is Execute that also reports whether the run asked the model
+// for more than the script holds. A run that did not is the run of every
+// longer script with the same prefix: the exhaustive explorer's
+// reduction.
+func (c Case) execute() (Run, bool, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	model := &watchedModel{Model: fakemodel.Model{Script: c.Script, Window: c.Primary.ContextWindow, Cancel: cancel}}
+	cfg := loop.Config{
+		Policy:         c.Policy,
+		Model:          model,
+		Primary:        c.Primary,
+		FallbackModel:  c.Fallback,
+		ToolNames:      ToolNames,
+		Tools:          &fakemodel.Tools{Default: c.Tools.Default, ByName: c.Tools.ByName, Cancel: cancel},
+		TokenBudget:    c.TokenBudget,
+		Seed:           c.Seed,
+		IterationLimit: c.Limit(),
+	}
+	if c.StopHooks != nil {
+		cfg.StopHooks = &fakemodel.StopHooks{Outcomes: c.StopHooks}
+	}
+	if c.Compactions != nil {
+		cfg.Compactor = &fakemodel.Compactor{Outcomes: c.Compactions}
+	}
+	if c.Summaries != nil {
+		cfg.Summarizer = &fakemodel.Summarizer{Outcomes: c.Summaries}
+	}
+	res, err := loop.Run(ctx, cfg, c.Initial)
+	if err != nil {
+		return Run{}, false, fmt.Errorf("execute case: %w", err)
+	}
+	if err := model.stepError(); err != nil {
+		return Run{}, false, fmt.Errorf("execute case: %w", err)
+	}
+	models := []loop.ModelInfo{c.Primary}
+	if c.Fallback.Name != "" {
+		models = append(models, c.Fallback)
+	}
+	return Run{Policy: c.Policy, Initial: c.Initial, Result: res, Models: models, ScriptSteps: c.ScriptSteps()}, model.ranOut(), nil
+}
+
+// watchedModel is a fakemodel.Model that remembers whether the script
+// ran out and whether a step could not be played.
+type watchedModel struct {
+	fakemodel.Model
+	mu        sync.Mutex
+	exhausted bool
+	bad       error
+}
+
+// Stream implements [loop.Model].
+func (m *watchedModel) Stream(ctx context.Context, req loop.Request, yield func(loop.Block)) (loop.Response, error) {
+	resp, err := m.Model.Stream(ctx, req, yield)
+	var ex *fakemodel.ExhaustedError
+	var se *fakemodel.StepError
+	switch {
+	case errors.As(err, &ex):
+		m.mu.Lock()
+		m.exhausted = true
+		m.mu.Unlock()
+	case errors.As(err, &se):
+		m.mu.Lock()
+		if m.bad == nil {
+			m.bad = se
+		}
+		m.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (m *watchedModel) ranOut() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.exhausted
+}
+
+func (m *watchedModel) stepError() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.bad
+}

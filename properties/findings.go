@@ -1,0 +1,101 @@
+package properties
+
+import "github.com/loopsim/loopsim/loop"
+
+// Finding is a known way a policy breaks an invariant of SPEC §5 (the
+// harness exists to find such gaps), with the policy option that removes
+// it.
+type Finding struct {
+	// Name identifies the finding.
+	Name string
+	// Invariant is the invariant it breaks, one of [InvariantNames].
+	Invariant string
+	// Summary says what happens.
+	Summary string
+	// Applies reports whether policy p is open to the finding.
+	Applies func(p loop.Policy) bool
+	// Explains reports whether violation v of run r is this finding.
+	Explains func(r Run, v Violation) bool
+	// Fix returns p with the option that removes the finding.
+	Fix func(p loop.Policy) loop.Policy
+}
+
+// The names of the known findings.
+const (
+	// FindingUnboundedStopHookBlocks: with no cap on consecutive stop-hook
+	// blocks, a hook that always blocks never lets the loop end.
+	FindingUnboundedStopHookBlocks = "unbounded_stop_hook_blocks"
+	// FindingEscalationAfterRecovery: every continue clears the
+	// max-output override, so escalation fires again after a recovery.
+	FindingEscalationAfterRecovery = "escalation_after_recovery"
+)
+
+// blockRunToHalt is how many stop_hook_blocking transitions in a row, at
+// the end of a halted run, mark it as held by the stop hooks.
+const blockRunToHalt = 10
+
+// KnownFindings lists the known findings in a fixed order.
+func KnownFindings() []Finding {
+	return []Finding{
+		{
+			Name:      FindingUnboundedStopHookBlocks,
+			Invariant: "termination",
+			Summary:   "a stop hook that always blocks keeps the loop going forever when stop_hook_block_cap is 0",
+			Applies:   func(p loop.Policy) bool { return p.StopHookBlockCap == 0 },
+			Explains: func(r Run, v Violation) bool {
+				if v.Invariant != "termination" || r.Policy.StopHookBlockCap != 0 || !r.Result.Halted {
+					return false
+				}
+				ts := r.Result.Trace.Transitions()
+				if len(ts) < blockRunToHalt {
+					return false
+				}
+				for _, t := range ts[len(ts)-blockRunToHalt:] {
+					if t != loop.StopHookBlocking {
+						return false
+					}
+				}
+				return true
+			},
+			Fix: func(p loop.Policy) loop.Policy { p.StopHookBlockCap = 8; return p },
+		},
+		{
+			Name:      FindingEscalationAfterRecovery,
+			Invariant: "escalate_once",
+			Summary:   "escalation fires again after a recovery (or any other continue) clears the override, up to once per continue in a stretch",
+			Applies:   func(p loop.Policy) bool { return p.Escalation && !p.EscalateOncePerStretch },
+			Explains: func(r Run, v Violation) bool {
+				if v.Invariant != "escalate_once" || !r.Policy.Escalation || r.Policy.EscalateOncePerStretch {
+					return false
+				}
+				// the transition just before the repeated escalation
+				// must be one that cleared the override, not next_turn
+				var prev loop.Transition
+				for _, x := range transitions(r.Result.Trace) {
+					if x.index == v.Event {
+						return prev != "" && prev != loop.NextTurn && prev != loop.MaxOutputTokensEscalate
+					}
+					prev = x.Transition
+				}
+				return false
+			},
+			Fix: func(p loop.Policy) loop.Policy { p.EscalateOncePerStretch = true; return p },
+		},
+	}
+}
+
+// Unexplained returns the violations of r that no known finding explains.
+func Unexplained(r Run, vs []Violation) []Violation {
+	var out []Violation
+	findings := KnownFindings()
+	for _, v := range vs {
+		explained := false
+		for _, f := range findings {
+			explained = explained || f.Explains(r, v)
+		}
+		if !explained {
+			out = append(out, v)
+		}
+	}
+	return out
+}

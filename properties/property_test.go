@@ -1,0 +1,145 @@
+package properties
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/loopsim/loopsim/loop"
+	"pgregory.net/rapid"
+)
+
+// casesPerCheck is how many cases one rapid check runs: the default
+// budget is rapid's 100 checks times this; -rapid.checks scales it. On a
+// failure rapid shrinks the batch to the one failing case.
+const casesPerCheck = 25
+
+// TestInvariantsHold runs every invariant over generated cases of each
+// profile as it is. Violations a known finding explains are tallied, not
+// failed (findings_test.go shows them); the coverage guard then requires
+// every transition and terminal the profile can reach.
+func TestInvariantsHold(t *testing.T) {
+	for _, name := range loop.Profiles() {
+		t.Run(name, func(t *testing.T) {
+			p, err := loop.Profile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cov, seen := checkGenerated(t, CaseGen(p))
+			guardCoverage(t, cov, p)
+			logVerdicts(t, name, seen)
+		})
+	}
+}
+
+// TestInvariantsHoldSwarm is TestInvariantsHold with policies drawn
+// swarm-style from a profile: every switch on or off, every number in its
+// range. Between them the swarm policies reach every transition and
+// terminal.
+func TestInvariantsHoldSwarm(t *testing.T) {
+	var profiles []loop.Policy
+	for _, name := range loop.Profiles() {
+		p, err := loop.Profile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		profiles = append(profiles, p)
+	}
+	g := rapid.Custom(func(t *rapid.T) Case {
+		return SwarmCaseGen(rapid.SampledFrom(profiles).Draw(t, "profile")).Draw(t, "case")
+	})
+	cov, seen := checkGenerated(t, g)
+	guardCoverage(t, cov, everything())
+	logVerdicts(t, "swarm", seen)
+}
+
+// checkGenerated runs rapid over batches of cases from g and fails on any
+// violation no known finding or reported loop bug explains. It returns
+// the coverage and, by invariant, what explained the violations seen.
+func checkGenerated(t *testing.T, g *rapid.Generator[Case]) (Coverage, map[string]map[string]int) {
+	t.Helper()
+	var cov Coverage
+	seen := map[string]map[string]int{}
+	note := func(inv, why string) {
+		if seen[inv] == nil {
+			seen[inv] = map[string]int{}
+		}
+		seen[inv][why]++
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		for i := range casesPerCheck {
+			c := g.Draw(rt, "case "+itoa(i))
+			r, err := c.Execute()
+			if err != nil {
+				rt.Fatalf("%v\n%s", err, c)
+			}
+			cov.Add(r.Result)
+			for _, v := range Check(r) {
+				why := explain(r, v)
+				if why == "" {
+					rt.Fatalf("%v\n%s", v, c)
+				}
+				note(v.Invariant, why)
+			}
+		}
+	})
+	return cov, seen
+}
+
+// explain names the known finding or reported loop bug that explains v,
+// or returns "".
+func explain(r Run, v Violation) string {
+	for _, f := range KnownFindings() {
+		if f.Explains(r, v) {
+			return "finding " + f.Name
+		}
+	}
+	if len(excuseLoopBugs(r, []Violation{v})) == 0 {
+		return "loop bug (reported)"
+	}
+	return ""
+}
+
+// guardCoverage fails the test if a transition or terminal policy p can
+// reach was never reached; -v prints the counts.
+func guardCoverage(t *testing.T, cov Coverage, p loop.Policy) {
+	t.Helper()
+	t.Logf("coverage (rapid seed %s):\n%s", rootSeed, cov)
+	if missing := cov.Missing(p); len(missing) > 0 {
+		t.Errorf("the generated cases never reached %v (rapid seed %s): a generator that cannot produce them would pass vacuously", missing, rootSeed)
+	}
+}
+
+// logVerdicts prints each invariant's verdict over the cases run.
+func logVerdicts(t *testing.T, profile string, seen map[string]map[string]int) {
+	t.Helper()
+	for _, name := range InvariantNames() {
+		verdict := "holds"
+		if len(seen[name]) > 0 {
+			verdict = "broken:"
+			for _, why := range sortedKeys(seen[name]) {
+				verdict += " " + why + " in " + itoa(seen[name][why]) + " runs;"
+			}
+		}
+		t.Logf("%s: %-22s %s", profile, name, verdict)
+	}
+}
+
+// everything is a policy under which [Reachable] lists every transition
+// and terminal except blocking_limit and rapid_refill_breaker, which need
+// collapse off; swarm policies reach them all between them.
+func everything() loop.Policy {
+	p := loop.ClaudeCode()
+	p.Escalation, p.TokenBudget, p.MaxOutputRecoveries = true, true, 3
+	p.ContextCollapse = false
+	return p
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
