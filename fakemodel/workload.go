@@ -1,0 +1,251 @@
+package fakemodel
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Workload is a stochastic model of an agent's sessions: the parameters
+// of the distributions an [Episode] draws from. Unlike the scripted fakes
+// of this package it draws random numbers, but only from the seeded
+// streams an episode is given, so one seed always plays the same session.
+//
+// The model is physically consistent: a request over the context window
+// fails prompt-too-long, output is cut at the request's max_tokens (and
+// at what is left of the window), the context grows by exactly what the
+// replies and tool results add, and compaction shrinks it to the summary
+// the model writes. [DefaultWorkload] is calibrated on real Claude Code
+// transcripts.
+type Workload struct {
+	// StartContext is the size of the starting history, in tokens: the
+	// system prompt, tool definitions, project notes and the user's
+	// prompt.
+	StartContext Uniform `json:"start_context"`
+	// Replies is how many main replies a session makes: every reply but
+	// the last calls tools, the last answers. Stop-hook blocks add more.
+	Replies LogNormal `json:"replies"`
+	// Output is the output of one reply, in tokens, before the cap.
+	Output LogNormal `json:"output"`
+	// Tools is the number of tool calls in a reply that calls tools.
+	Tools Geometric `json:"tools"`
+	// ToolResult is what one tool call adds to the context, in tokens:
+	// its result with the reminders and attachments the agent appends,
+	// and the thinking that transcripts do not count as output.
+	ToolResult LogNormal `json:"tool_result"`
+	// Summary is the output of a compaction request, in tokens, before
+	// the cap. It stands for everything the conversation keeps after a
+	// compaction but the preserved tail, system prompt included.
+	Summary LogNormal `json:"summary"`
+	// AfterBlock is how many more tool-calling replies the model makes
+	// after a stop hook blocks its answer.
+	AfterBlock Geometric `json:"after_block"`
+	// Faults are the injected faults' probabilities.
+	Faults Faults `json:"faults"`
+	// Swarm draws each episode's fault probabilities afresh (see
+	// [Faults.Swarm]) instead of using Faults as given.
+	Swarm bool `json:"swarm"`
+}
+
+// Faults are the probabilities of injected faults. API faults are drawn
+// per request attempt (main and compaction alike); the others where each
+// field says.
+type Faults struct {
+	// Overloaded is the probability of a 529 per attempt.
+	Overloaded float64 `json:"overloaded"`
+	// RateLimited is the probability of a 429 per attempt.
+	RateLimited float64 `json:"rate_limited"`
+	// ServerError is the probability of a 500 per attempt.
+	ServerError float64 `json:"server_error"`
+	// Connection is the probability of a dropped connection per attempt.
+	Connection float64 `json:"connection"`
+	// StreamError is the probability of an error event mid-stream per
+	// attempt.
+	StreamError float64 `json:"stream_error"`
+	// InvalidRequest is the probability of a 400 (other than
+	// prompt-too-long) per attempt.
+	InvalidRequest float64 `json:"invalid_request"`
+	// Persist is the probability that an attempt which failed with an API
+	// fault is followed by an attempt failing the same way: outages come
+	// in bursts.
+	Persist float64 `json:"persist"`
+	// MediaTooLarge is the probability, per tool call, that the result
+	// carries an oversized image: every main request that still carries
+	// it fails 413 until a compaction removes it.
+	MediaTooLarge float64 `json:"media_too_large"`
+	// MalformedToolUse is the probability, per tool-calling reply, that
+	// the reply says stop_reason tool_use without a tool_use block.
+	MalformedToolUse float64 `json:"malformed_tool_use"`
+	// EmptyReply is the probability, per reply, that it is empty.
+	EmptyReply float64 `json:"empty_reply"`
+	// StopHookBlock is the probability that the stop hooks block an
+	// answer that was not blocked before.
+	StopHookBlock float64 `json:"stop_hook_block"`
+	// StopHookRepeat is the probability that the stop hooks block again
+	// an answer given after a block (1: a hook that always blocks).
+	StopHookRepeat float64 `json:"stop_hook_repeat"`
+	// StopHookPrevent is the probability, per stop-hook run, that a hook
+	// ends the query (stop_hook_prevented).
+	StopHookPrevent float64 `json:"stop_hook_prevent"`
+	// ToolHookStop is the probability, per tool call, that a tool hook
+	// ends the query after the batch (hook_stopped).
+	ToolHookStop float64 `json:"tool_hook_stop"`
+	// Abort is the probability, per episode, that the user aborts it, at
+	// a reply drawn uniformly from the session's plan, while the model
+	// streams or while its tools run.
+	Abort float64 `json:"abort"`
+}
+
+// DefaultWorkload is calibrated on the Claude Code transcripts of
+// shared/data/transcripts (Claude Code 1.0 to 2.1 on 200,000-token
+// models; sim's calibration test compares a simulation against them):
+//
+//   - starting context 22k-26k tokens;
+//   - output per call: median 171, p90 744, p99 2,640 tokens;
+//   - context growth per call: median 523, p90 2,755, p99 10,872, so what
+//     a tool turn adds besides the output has a median near 340;
+//   - 1.1-1.3 tool calls per call;
+//   - calls per user prompt: median 11, mean 28, p90 118 (a heavy tail);
+//   - context after a compaction ~34k-35k tokens.
+//
+// Nothing in the transcripts measures fault rates; the defaults are small
+// and round (two connection-retry errors in 187 calls give the order of
+// magnitude of the API faults).
+func DefaultWorkload() Workload {
+	return Workload{
+		StartContext: Uniform{Min: 22_000, Max: 26_000},
+		Replies:      LogNormal{Median: 10, Sigma: 1.5, Min: 1, Max: 1_000},
+		Output:       LogNormal{Median: 175, Sigma: 1.15, Min: 1, Max: 1_000_000},
+		Tools:        Geometric{Min: 1, Mean: 1.13, Max: 16},
+		ToolResult:   LogNormal{Median: 200, Sigma: 1.7, Min: 5, Max: 25_000},
+		Summary:      LogNormal{Median: 31_000, Sigma: 0.08, Min: 1_000, Max: 1_000_000},
+		AfterBlock:   Geometric{Min: 0, Mean: 2, Max: 50},
+		Faults: Faults{
+			Overloaded:       0.003,
+			RateLimited:      0.001,
+			ServerError:      0.001,
+			Connection:       0.005,
+			StreamError:      0.001,
+			InvalidRequest:   0.0002,
+			Persist:          0.3,
+			MediaTooLarge:    0.0002,
+			MalformedToolUse: 0.0005,
+			EmptyReply:       0.001,
+			StopHookBlock:    0.05,
+			StopHookRepeat:   0.3,
+			StopHookPrevent:  0.002,
+			ToolHookStop:     0,
+			Abort:            0.02,
+		},
+	}
+}
+
+// Validate checks every parameter and returns the first bad one, named by
+// its path (as [Workload.With] takes it).
+func (w Workload) Validate() error {
+	dists := []struct {
+		name string
+		err  error
+	}{
+		{"start_context", w.StartContext.validate()},
+		{"replies", w.Replies.validate()},
+		{"output", w.Output.validate()},
+		{"tools", w.Tools.validate()},
+		{"tool_result", w.ToolResult.validate()},
+		{"summary", w.Summary.validate()},
+		{"after_block", w.AfterBlock.validate()},
+	}
+	for _, d := range dists {
+		if d.err != nil {
+			return fmt.Errorf("workload %s: %w", d.name, d.err)
+		}
+	}
+	if w.Replies.Min < 1 {
+		return errors.New("workload replies: min must be at least 1 (the final answer)")
+	}
+	if w.Tools.Min < 1 {
+		return errors.New("workload tools: min must be at least 1 (a reply that calls tools calls one)")
+	}
+	for _, f := range w.Faults.fields() {
+		if !(*f.p >= 0 && *f.p <= 1) {
+			return fmt.Errorf("workload faults.%s: %v is not a probability in [0, 1]", f.name, *f.p)
+		}
+	}
+	return nil
+}
+
+// With returns a copy of w with one parameter, named by its dotted JSON
+// path ("output.median", "faults.overloaded", "swarm"), set from its text
+// form. The result is validated.
+func (w Workload) With(path, value string) (Workload, error) {
+	v := reflect.ValueOf(&w).Elem()
+	for _, name := range strings.Split(path, ".") {
+		if v.Kind() != reflect.Struct {
+			return w, fmt.Errorf("workload has no parameter %q (known: %s)", path, strings.Join(WorkloadFields(), ", "))
+		}
+		f, ok := fieldByJSON(v, name)
+		if !ok {
+			return w, fmt.Errorf("workload has no parameter %q (known: %s)", path, strings.Join(WorkloadFields(), ", "))
+		}
+		v = f
+	}
+	value = strings.TrimSpace(value)
+	switch v.Kind() {
+	case reflect.Int:
+		n, err := strconv.Atoi(strings.ReplaceAll(value, "_", ""))
+		if err != nil {
+			return w, fmt.Errorf("workload %s: %q is not an integer", path, value)
+		}
+		v.SetInt(int64(n))
+	case reflect.Float64:
+		x, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			return w, fmt.Errorf("workload %s: %q is not a number", path, value)
+		}
+		v.SetFloat(x)
+	case reflect.Bool:
+		b, err := strconv.ParseBool(value)
+		if err != nil {
+			return w, fmt.Errorf("workload %s: %q is not true or false", path, value)
+		}
+		v.SetBool(b)
+	default:
+		return w, fmt.Errorf("workload %s is a group of parameters, not one (known: %s)", path, strings.Join(WorkloadFields(), ", "))
+	}
+	if err := w.Validate(); err != nil {
+		return w, err
+	}
+	return w, nil
+}
+
+// WorkloadFields lists the dotted paths of every workload parameter, in
+// declaration order.
+func WorkloadFields() []string {
+	var out []string
+	var walk func(t reflect.Type, prefix string)
+	walk = func(t reflect.Type, prefix string) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name := prefix + strings.Split(f.Tag.Get("json"), ",")[0]
+			if f.Type.Kind() == reflect.Struct {
+				walk(f.Type, name+".")
+				continue
+			}
+			out = append(out, name)
+		}
+	}
+	walk(reflect.TypeOf(Workload{}), "")
+	return out
+}
+
+func fieldByJSON(v reflect.Value, name string) (reflect.Value, bool) {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		if strings.Split(t.Field(i).Tag.Get("json"), ",")[0] == name {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}

@@ -1,0 +1,116 @@
+package fakemodel
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// LogNormal is a log-normal distribution of a count (tokens, replies),
+// given by its median and the standard deviation of its natural
+// logarithm, rounded to an integer and clamped to [Min, Max]. Token
+// counts in agent transcripts are close to log-normal: most replies are
+// short, a few are very long.
+type LogNormal struct {
+	// Median is the distribution's median before clamping.
+	Median float64 `json:"median"`
+	// Sigma is the standard deviation of ln(x); 0 always draws Median.
+	Sigma float64 `json:"sigma"`
+	// Min is the smallest value drawn.
+	Min int `json:"min"`
+	// Max is the largest value drawn.
+	Max int `json:"max"`
+}
+
+// Draw draws one value from r.
+func (d LogNormal) Draw(r *rand.Rand) int {
+	return d.clamp(d.Median * math.Exp(d.Sigma*r.NormFloat64()))
+}
+
+// Quantile is the q-quantile of the distribution (0 < q < 1).
+func (d LogNormal) Quantile(q float64) int {
+	return d.clamp(d.Median * math.Exp(d.Sigma*normalQuantile(q)))
+}
+
+func (d LogNormal) clamp(x float64) int {
+	return min(max(int(math.Round(x)), d.Min), d.Max)
+}
+
+func (d LogNormal) validate() error {
+	switch {
+	case !(d.Median > 0) || math.IsInf(d.Median, 0):
+		return fmt.Errorf("median %v must be positive", d.Median)
+	case !(d.Sigma >= 0 && d.Sigma <= 5):
+		return fmt.Errorf("sigma %v must be in [0, 5]", d.Sigma)
+	case d.Min < 0:
+		return fmt.Errorf("min %d is negative", d.Min)
+	case d.Max < d.Min:
+		return fmt.Errorf("max %d is below min %d", d.Max, d.Min)
+	}
+	return nil
+}
+
+// Uniform draws an integer uniformly from [Min, Max].
+type Uniform struct {
+	// Min is the smallest value drawn.
+	Min int `json:"min"`
+	// Max is the largest value drawn.
+	Max int `json:"max"`
+}
+
+// Draw draws one value from r.
+func (d Uniform) Draw(r *rand.Rand) int { return d.Min + r.IntN(d.Max-d.Min+1) }
+
+func (d Uniform) validate() error {
+	switch {
+	case d.Min < 0:
+		return fmt.Errorf("min %d is negative", d.Min)
+	case d.Max < d.Min:
+		return fmt.Errorf("max %d is below min %d", d.Max, d.Min)
+	}
+	return nil
+}
+
+// Geometric is Min plus a geometric count: each further unit is added
+// with a fixed probability, chosen so that the mean (before the cap) is
+// Mean. It is clamped to Max.
+type Geometric struct {
+	// Min is the smallest value drawn.
+	Min int `json:"min"`
+	// Mean is the mean before clamping; Mean == Min always draws Min.
+	Mean float64 `json:"mean"`
+	// Max is the largest value drawn.
+	Max int `json:"max"`
+}
+
+// Draw draws one value from r.
+func (d Geometric) Draw(r *rand.Rand) int {
+	p := d.more()
+	n := d.Min
+	for n < d.Max && r.Float64() < p {
+		n++
+	}
+	return n
+}
+
+// more is the probability of each further unit: a geometric count on
+// {0, 1, ...} with mean m has continuation probability m/(1+m).
+func (d Geometric) more() float64 {
+	m := d.Mean - float64(d.Min)
+	return m / (1 + m)
+}
+
+func (d Geometric) validate() error {
+	switch {
+	case d.Min < 0:
+		return fmt.Errorf("min %d is negative", d.Min)
+	case !(d.Mean >= float64(d.Min)) || math.IsInf(d.Mean, 0):
+		return fmt.Errorf("mean %v must be at least min %d", d.Mean, d.Min)
+	case d.Max < d.Min:
+		return fmt.Errorf("max %d is below min %d", d.Max, d.Min)
+	}
+	return nil
+}
+
+// normalQuantile is the q-quantile of the standard normal distribution.
+func normalQuantile(q float64) float64 { return math.Sqrt2 * math.Erfinv(2*q-1) }

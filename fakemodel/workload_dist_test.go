@@ -1,0 +1,93 @@
+package fakemodel
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestLogNormalMatchesItsQuantiles(t *testing.T) {
+	d := LogNormal{Median: 200, Sigma: 1.2, Min: 1, Max: 1_000_000}
+	r := rand.New(rand.NewPCG(1, 2))
+	draws := make([]int, 50_000)
+	for i := range draws {
+		draws[i] = d.Draw(r)
+	}
+	slices.Sort(draws)
+	for _, q := range []float64{0.1, 0.5, 0.9, 0.99} {
+		got, want := float64(draws[int(q*float64(len(draws)))]), float64(d.Quantile(q))
+		if math.Abs(got-want)/want > 0.05 {
+			t.Errorf("q%.2f: drawn %v, distribution %v (want within 5%%)", q, got, want)
+		}
+	}
+	if got := d.Quantile(0.5); got != 200 {
+		t.Errorf("median %d, want 200", got)
+	}
+}
+
+func TestLogNormalClamps(t *testing.T) {
+	d := LogNormal{Median: 100, Sigma: 3, Min: 50, Max: 150}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 10_000 {
+		if v := d.Draw(r); v < 50 || v > 150 {
+			t.Fatalf("draw %d outside [50, 150]", v)
+		}
+	}
+	if (LogNormal{Median: 7, Max: 100}).Draw(r) != 7 {
+		t.Error("sigma 0 must always draw the median")
+	}
+}
+
+func TestGeometricMean(t *testing.T) {
+	for _, d := range []Geometric{{Min: 1, Mean: 1.13, Max: 100}, {Min: 0, Mean: 2, Max: 1_000}, {Min: 3, Mean: 3, Max: 9}} {
+		r := rand.New(rand.NewPCG(5, 6))
+		sum := 0
+		const n = 100_000
+		for range n {
+			v := d.Draw(r)
+			if v < d.Min || v > d.Max {
+				t.Fatalf("%+v: draw %d outside [min, max]", d, v)
+			}
+			sum += v
+		}
+		if mean := float64(sum) / n; math.Abs(mean-d.Mean) > 0.02*d.Mean+0.01 {
+			t.Errorf("%+v: mean %.3f, want %.3f", d, mean, d.Mean)
+		}
+	}
+}
+
+func TestUniformRange(t *testing.T) {
+	d := Uniform{Min: 22_000, Max: 22_003}
+	r := rand.New(rand.NewPCG(7, 8))
+	seen := map[int]bool{}
+	for range 1_000 {
+		v := d.Draw(r)
+		if v < d.Min || v > d.Max {
+			t.Fatalf("draw %d outside [%d, %d]", v, d.Min, d.Max)
+		}
+		seen[v] = true
+	}
+	if len(seen) != 4 {
+		t.Errorf("drew %d distinct values of 4", len(seen))
+	}
+}
+
+func TestDistributionValidation(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  error
+	}{
+		{"lognormal median 0", LogNormal{Median: 0, Max: 1}.validate()},
+		{"lognormal sigma < 0", LogNormal{Median: 1, Sigma: -1, Max: 1}.validate()},
+		{"lognormal max < min", LogNormal{Median: 1, Min: 5, Max: 4}.validate()},
+		{"uniform negative", Uniform{Min: -1, Max: 3}.validate()},
+		{"uniform max < min", Uniform{Min: 4, Max: 3}.validate()},
+		{"geometric mean < min", Geometric{Min: 2, Mean: 1, Max: 3}.validate()},
+		{"geometric NaN", Geometric{Min: 0, Mean: math.NaN(), Max: 3}.validate()},
+	} {
+		if c.err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package fakemodel
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// namedRate is one fault probability with its JSON name.
+type namedRate struct {
+	name string
+	p    *float64
+	// repeat marks a conditional probability (a burst, a hook blocking
+	// again) rather than a rate.
+	repeat bool
+}
+
+// fields lists f's probabilities in declaration order.
+func (f *Faults) fields() []namedRate {
+	return []namedRate{
+		{"overloaded", &f.Overloaded, false},
+		{"rate_limited", &f.RateLimited, false},
+		{"server_error", &f.ServerError, false},
+		{"connection", &f.Connection, false},
+		{"stream_error", &f.StreamError, false},
+		{"invalid_request", &f.InvalidRequest, false},
+		{"persist", &f.Persist, true},
+		{"media_too_large", &f.MediaTooLarge, false},
+		{"malformed_tool_use", &f.MalformedToolUse, false},
+		{"empty_reply", &f.EmptyReply, false},
+		{"stop_hook_block", &f.StopHookBlock, false},
+		{"stop_hook_repeat", &f.StopHookRepeat, true},
+		{"stop_hook_prevent", &f.StopHookPrevent, false},
+		{"tool_hook_stop", &f.ToolHookStop, false},
+		{"abort", &f.Abort, false},
+	}
+}
+
+// swarmFloor stands in for a rate of zero in [Faults.Swarm].
+const swarmFloor = 0.001
+
+// Swarm draws one episode's fault probabilities around f, as swarm
+// testing does: each fault is switched off with probability 1/2, else its
+// rate is drawn log-uniformly between a tenth of and ten times its rate
+// in f (0.1% for a rate of zero), capped at 1. The repeat probabilities
+// (persist, stop_hook_repeat) are drawn uniformly from [0, 1]. Episodes
+// thus meet rare combinations (an outage, a hook that always blocks) that
+// a fixed mix would almost never produce.
+func (f Faults) Swarm(r *rand.Rand) Faults {
+	out := f
+	for _, x := range out.fields() {
+		if x.repeat {
+			*x.p = r.Float64()
+			continue
+		}
+		if r.IntN(2) == 0 {
+			*x.p = 0
+			continue
+		}
+		base := max(*x.p, swarmFloor)
+		*x.p = min(base*math.Pow(10, 2*r.Float64()-1), 1)
+	}
+	return out
+}

@@ -1,0 +1,80 @@
+package sim
+
+import (
+	"context"
+	"os"
+	"testing"
+)
+
+// transcripts is where the real transcripts are, beside the repository.
+const transcripts = "../../shared/data/transcripts"
+
+func readRealFigures(t *testing.T) Figures {
+	t.Helper()
+	if _, err := os.Stat(transcripts); err != nil {
+		t.Skipf("no transcripts at %s: %v", transcripts, err)
+	}
+	real, err := ReadTranscripts(transcripts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
+}
+
+// TestCalibration: the default workload under the claude-code profile
+// reproduces the transcripts' figures within each figure's tolerance.
+func TestCalibration(t *testing.T) {
+	real := readRealFigures(t)
+	s, err := NewSetting("claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	simulated, err := Calibrate(context.Background(), s, 3_000, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range Compare(&real, &simulated) {
+		t.Logf("%-32s real %9.1f simulated %9.1f (%+5.1f%%, tolerance %2.0f%%)", r.Figure, r.Real, r.Simulated, 100*r.Diff(), 100*r.Tolerance)
+		if !r.OK {
+			t.Errorf("%s: simulated %.1f, real %.1f: off by %+.1f%%, tolerance %.0f%%", r.Figure, r.Simulated, r.Real, 100*r.Diff(), 100*r.Tolerance)
+		}
+	}
+}
+
+// TestTranscriptFigures: the reader measures what the transcripts'
+// README says they hold.
+func TestTranscriptFigures(t *testing.T) {
+	real := readRealFigures(t)
+	for _, c := range []struct {
+		name     string
+		got      float64
+		min, max float64
+	}{
+		{"sessions", float64(real.Sessions), 5, 5},
+		{"calls", float64(real.Tools.N()), 700, 800},
+		{"growth median (README 523)", real.Growth.Quantile(0.5), 470, 580},
+		{"growth p90 (README 2,755)", real.Growth.Quantile(0.9), 2_500, 3_000},
+		{"output median (README 171)", real.Output.Quantile(0.5), 150, 200},
+		{"output p90 (README 744)", real.Output.Quantile(0.9), 680, 810},
+		{"tools per call (README 1.1-1.3)", real.Tools.Mean(), 1.05, 1.3},
+		{"auto-compactions (README: 3)", float64(real.CompactAt.N()), 3, 3},
+		{"compactions followed by a call (4)", float64(real.AfterCompact.N()), 4, 4},
+	} {
+		if c.got < c.min || c.got > c.max {
+			t.Errorf("%s = %v, want in [%v, %v]", c.name, c.got, c.min, c.max)
+		}
+	}
+}
+
+func TestCompareFlagsAFigureOutOfTolerance(t *testing.T) {
+	var real, simulated Figures
+	for v := range int64(100) {
+		real.Growth.Add(500 + v)
+		simulated.Growth.Add(1_000 + v)
+	}
+	for _, r := range Compare(&real, &simulated) {
+		if r.Figure == "growth per call, median" && r.OK {
+			t.Errorf("a median twice the real one passed: %+v", r)
+		}
+	}
+}

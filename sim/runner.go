@@ -1,0 +1,155 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Config is a simulation: every setting plays the same episodes.
+type Config struct {
+	// Settings are the configurations compared. Required.
+	Settings []Setting
+	// Episodes is the number of episodes per setting. Required.
+	Episodes int
+	// Seed is the root seed every episode's seed derives from.
+	Seed uint64
+	// Workers is the number of episodes played at once; zero means
+	// GOMAXPROCS. The results do not depend on it.
+	Workers int
+	// Prices price the tokens.
+	Prices Prices
+	// Check checks every episode's invariants; nil skips the check (and
+	// the trace each check needs).
+	Check Checker
+	// Progress, if set, is called after each episode with the number of
+	// episodes done and the total, from the workers' goroutines.
+	Progress func(done, total int)
+}
+
+// Result is a finished simulation.
+type Result struct {
+	// Seed is the root seed.
+	Seed uint64
+	// Episodes is the number of episodes per setting.
+	Episodes int
+	// Prices priced the tokens.
+	Prices Prices
+	// Checked is set when every episode's invariants were checked.
+	Checked bool
+	// Settings are the results, in the order of Config.Settings.
+	Settings []SettingResult
+}
+
+// SettingResult is one setting's aggregate.
+type SettingResult struct {
+	Setting   Setting
+	Aggregate *Aggregate
+}
+
+// Run plays cfg.Episodes episodes of every setting on cfg.Workers
+// goroutines. Each worker aggregates what it plays; the aggregates merge
+// at the end, in an order that does not change the result. Run stops
+// early, with ctx's error, when ctx is cancelled.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if len(cfg.Settings) == 0 {
+		return nil, errors.New("sim: no settings to run")
+	}
+	if cfg.Episodes <= 0 {
+		return nil, fmt.Errorf("sim: %d episodes: need at least one", cfg.Episodes)
+	}
+	for i, s := range cfg.Settings {
+		if err := s.Workload.Validate(); err != nil {
+			return nil, fmt.Errorf("sim: setting %d (%s): %w", i, s.Name, err)
+		}
+		if err := s.Policy.Validate(); err != nil {
+			return nil, fmt.Errorf("sim: setting %d (%s): %w", i, s.Name, err)
+		}
+	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	total := len(cfg.Settings) * cfg.Episodes
+	workers = min(workers, total)
+
+	aggs := make([][]*Aggregate, workers)
+	for w := range aggs {
+		aggs[w] = make([]*Aggregate, len(cfg.Settings))
+		for i := range aggs[w] {
+			aggs[w][i] = NewAggregate()
+		}
+	}
+	var done atomic.Int64
+	err := forEach(ctx, workers, total, func(w, j int) error {
+		si, index := j/cfg.Episodes, j%cfg.Episodes
+		ep, err := RunEpisode(cfg.Settings[si], cfg.Seed, index, cfg.Prices, cfg.Check)
+		if err != nil {
+			return err
+		}
+		aggs[w][si].Add(&ep)
+		if cfg.Progress != nil {
+			cfg.Progress(int(done.Add(1)), total)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	res := &Result{Seed: cfg.Seed, Episodes: cfg.Episodes, Prices: cfg.Prices, Checked: cfg.Check != nil}
+	for i, s := range cfg.Settings {
+		agg := NewAggregate()
+		for _, w := range aggs {
+			agg.Merge(w[i])
+		}
+		res.Settings = append(res.Settings, SettingResult{Setting: s, Aggregate: agg})
+	}
+	return res, nil
+}
+
+// forEach calls job(w, j) for every j in [0, total) on workers
+// goroutines, w being the calling worker's number: jobs that share a w
+// never run at once. It stops at the first error or when ctx is
+// cancelled, and returns the error of the lowest job that failed, or
+// ctx's error.
+func forEach(ctx context.Context, workers, total int, job func(w, j int) error) error {
+	workers = max(min(workers, total), 1)
+	var next atomic.Int64
+	var stop atomic.Bool
+	errs := make([]error, workers)
+	failed := make([]int, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for !stop.Load() {
+				j := int(next.Add(1) - 1)
+				if j >= total {
+					return
+				}
+				if ctx.Err() != nil {
+					stop.Store(true)
+					return
+				}
+				if err := job(w, j); err != nil {
+					errs[w], failed[w] = err, j
+					stop.Store(true)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	first := -1
+	for w, err := range errs {
+		if err != nil && (first < 0 || failed[w] < failed[first]) {
+			first = w
+		}
+	}
+	if first >= 0 {
+		return errs[first]
+	}
+	return ctx.Err()
+}

@@ -1,0 +1,140 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/loopsim/loopsim/loop"
+)
+
+func mustSetting(t testing.TB, profile string, params ...string) Setting {
+	t.Helper()
+	s, err := NewSetting(profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range params {
+		k, v, _ := strings.Cut(p, "=")
+		if s, err = s.With(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// TestResultsDoNotDependOnParallelism: the same root seed gives the same
+// aggregates on one worker as on several.
+func TestResultsDoNotDependOnParallelism(t *testing.T) {
+	settings := []Setting{mustSetting(t, "claude-code"), mustSetting(t, "seed", "workload.swarm=true")}
+	var first *Result
+	for _, workers := range []int{1, 3, 8} {
+		res, err := Run(context.Background(), Config{Settings: settings, Episodes: 150, Seed: 42, Workers: workers, Prices: DefaultPrices})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = res
+			continue
+		}
+		for i := range res.Settings {
+			if !reflect.DeepEqual(first.Settings[i].Aggregate, res.Settings[i].Aggregate) {
+				t.Errorf("setting %s: %d workers aggregate differently from 1", settings[i].Name, workers)
+			}
+		}
+	}
+}
+
+func TestSeedsDiffer(t *testing.T) {
+	seen := map[uint64]bool{}
+	for root := range uint64(4) {
+		for i := range 1_000 {
+			s := EpisodeSeed(root, i)
+			st := StreamsOf(s)
+			for _, x := range []uint64{s, st.Model.Workload, st.Model.Faults, st.Jitter} {
+				if seen[x] {
+					t.Fatalf("seed %#x drawn twice", x)
+				}
+				seen[x] = true
+			}
+		}
+	}
+}
+
+func TestRunRejectsBadConfig(t *testing.T) {
+	bad := mustSetting(t, "claude-code")
+	bad.Workload.Output.Median = -1
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"no settings", Config{Episodes: 1}, "no settings"},
+		{"no episodes", Config{Settings: []Setting{mustSetting(t, "seed")}}, "0 episodes"},
+		{"bad workload", Config{Settings: []Setting{bad}, Episodes: 1}, "median -1"},
+	} {
+		if _, err := Run(context.Background(), c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestRunStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Run(ctx, Config{Settings: []Setting{mustSetting(t, "seed")}, Episodes: 100})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled run: %v", err)
+	}
+}
+
+// TestViolationsNameTheSeedThatReplaysThem: a checker's findings come
+// back with the episodes' seeds, and replaying a seed plays the same
+// episode.
+func TestViolationsNameTheSeedThatReplaysThem(t *testing.T) {
+	s := mustSetting(t, "seed")
+	var checked int
+	check := func(p loop.Policy, initial []loop.Message, res *loop.Result) []Violation {
+		if len(res.Trace) == 0 || len(initial) == 0 {
+			t.Error("checker got no trace or no starting history")
+		}
+		if res.Terminal == loop.ModelError {
+			return []Violation{{Invariant: "no model errors", Event: len(res.Trace) - 1, Detail: "ended model_error"}}
+		}
+		return nil
+	}
+	res, err := Run(context.Background(), Config{Settings: []Setting{s}, Episodes: 200, Seed: 7, Workers: 1, Check: func(p loop.Policy, i []loop.Message, r *loop.Result) []Violation {
+		checked++
+		return check(p, i, r)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := res.Settings[0].Aggregate
+	if checked != 200 || !res.Checked {
+		t.Errorf("%d episodes checked of 200", checked)
+	}
+	if a.Violations["no model errors"] != a.Terminals[loop.ModelError] || a.ViolatingEpisodes == 0 {
+		t.Fatalf("violations %v, model errors %d", a.Violations, a.Terminals[loop.ModelError])
+	}
+	if len(a.Examples) != min(a.ViolatingEpisodes, maxExamples) {
+		t.Errorf("%d examples of %d", len(a.Examples), a.ViolatingEpisodes)
+	}
+	for i, ep := range a.Examples {
+		if i > 0 && ep.Index <= a.Examples[i-1].Index {
+			t.Errorf("examples not in index order")
+		}
+		if ep.Seed != EpisodeSeed(7, ep.Index) {
+			t.Errorf("example %d: seed %#x is not episode %d's", i, ep.Seed, ep.Index)
+		}
+		r, _, err := Replay(s, ep.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Terminal != ep.Terminal {
+			t.Errorf("replaying %#x ends %s, the run ended %s", ep.Seed, r.Terminal, ep.Terminal)
+		}
+	}
+}
