@@ -1,7 +1,9 @@
 package properties
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -72,14 +74,19 @@ func (c Case) ScriptSteps() int {
 }
 
 // unboundedLimit is the iteration limit of a case no bound covers (a step
-// repeats forever and the policy lets a stretch continue without limit):
-// a terminating run of the generated cases stays far below it, so a run
-// that reaches it shows a loop that does not end.
-const unboundedLimit = 400
+// repeats forever and the policy lets a stretch continue without limit),
+// before the token budget's share: the generated cases that terminate
+// take far fewer iterations (besides budget continuations, at most about
+// 20), so a run that reaches it shows a loop that does not end.
+const unboundedLimit = 100
 
 // Limit is the iteration limit the case runs with: IterationLimit if set,
 // else one past [IterationBound] (so a run over the bound halts at once
-// and shows as a termination violation), else 400.
+// and shows as a termination violation), else 100 plus the most token
+// budget continuations the budget allows: each continuation but the
+// first BudgetDiminishingAfter and the last must add at least
+// BudgetDiminishingDelta output tokens, so there are at most
+// budget / delta + after + 2 of them.
 func (c Case) Limit() int {
 	if c.IterationLimit != 0 {
 		return c.IterationLimit
@@ -87,7 +94,11 @@ func (c Case) Limit() int {
 	if b, ok := IterationBound(c.Policy, c.ScriptSteps()); ok {
 		return b + 1
 	}
-	return unboundedLimit
+	limit := unboundedLimit
+	if p := c.Policy; p.TokenBudget && c.TokenBudget > 0 {
+		limit += c.TokenBudget/max(p.BudgetDiminishingDelta, 1) + p.BudgetDiminishingAfter + 2
+	}
+	return limit
 }
 
 // Execute runs the case against fresh fakes and returns the finished run.
@@ -179,4 +190,22 @@ func (m *watchedModel) stepError() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.bad
+}
+
+// DecodeCase reads a case from JSON (as json.Marshal writes it).
+// Unknown fields are errors, and the policy must be valid.
+func DecodeCase(data []byte) (Case, error) {
+	var c Case
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return Case{}, fmt.Errorf("decode case: %w", err)
+	}
+	if err := c.Policy.Validate(); err != nil {
+		return Case{}, fmt.Errorf("decode case: %w", err)
+	}
+	if err := fakemodel.ValidateScript(c.Script); err != nil {
+		return Case{}, fmt.Errorf("decode case: script: %w", err)
+	}
+	return c, nil
 }

@@ -1,0 +1,210 @@
+package properties
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/loop"
+)
+
+// findingCase is one known finding of a profile, with the shape its
+// minimal counterexample must have.
+type findingCase struct {
+	profile string
+	finding string
+	// shape checks the minimal case rapid shrank to.
+	shape func(t *testing.T, c Case)
+}
+
+var findingCases = []findingCase{
+	{
+		profile: "seed",
+		finding: FindingUnboundedStopHookBlocks,
+		shape: func(t *testing.T, c Case) {
+			// one plain answer, forever, and a hook whose last verdict
+			// (the one that repeats) blocks
+			if len(c.Script) != 1 || !plainAnswer(c.Script[0]) || c.Script[0].Repeat != fakemodel.Forever {
+				t.Errorf("minimal script is not one plain answer repeating forever:\n%s", FormatScript(c.Script))
+			}
+			if n := len(c.StopHooks); n == 0 || c.StopHooks[n-1].Block == "" {
+				t.Errorf("minimal stop hooks do not end blocking: %+v", c.StopHooks)
+			}
+		},
+	},
+	{
+		profile: "seed",
+		finding: FindingEscalationAfterRecovery,
+		shape: func(t *testing.T, c Case) {
+			// truncated (escalate), truncated (recover), truncated
+			// (escalate again): three truncations, nothing else
+			kinds := requestKinds(c.Script, 3)
+			want := []fakemodel.Kind{fakemodel.Truncated, fakemodel.Truncated, fakemodel.Truncated}
+			if len(c.Script) > 3 || !equalKinds(kinds, want) {
+				t.Errorf("minimal script is not three truncations: %v\n%s", kinds, FormatScript(c.Script))
+			}
+		},
+	},
+}
+
+// TestKnownFindings shows, for each known finding, that rapid finds the
+// violation in the profile's generated cases and shrinks it to a minimal
+// script of the expected shape; that the minimal case, kept as a fixture
+// under testdata/findings (rewritten with -update), still shows it; and
+// that the policy option that fixes it makes the fixture pass every
+// invariant.
+func TestKnownFindings(t *testing.T) {
+	for _, fc := range findingCases {
+		t.Run(fc.finding, func(t *testing.T) {
+			p, err := loop.Profile(fc.profile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := findingNamed(t, fc.finding)
+			if !f.Applies(p) {
+				t.Fatalf("finding %s does not apply to profile %s", f.Name, fc.profile)
+			}
+			shows := func(r Run) bool {
+				for _, v := range Check(r) {
+					if f.Explains(r, v) {
+						return true
+					}
+				}
+				return false
+			}
+			minimal, ran, found := findMinimal(t, CaseGen(p), shows)
+			if !found {
+				t.Fatalf("rapid did not find %s in %d cases of profile %s (rapid seed %s)", f.Name, ran, fc.profile, rootSeed)
+			}
+			t.Logf("rapid found %s within %d cases; minimal case:\n%s", f.Name, ran, minimal)
+			fc.shape(t, minimal)
+
+			path := filepath.Join("testdata", "findings", fc.profile+"_"+f.Name+".json")
+			if *update {
+				writeCase(t, path, minimal)
+			}
+			fixture := readCase(t, path)
+			r, err := fixture.Execute()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !shows(r) {
+				t.Errorf("fixture %s no longer shows %s: %v", path, f.Name, Check(r))
+			}
+			fixed := fixture
+			fixed.Policy = f.Fix(fixture.Policy)
+			r, err = fixed.Execute()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if vs := Check(r); len(vs) > 0 {
+				t.Errorf("with the fix (%v) the fixture still breaks invariants: %v", PolicyDiff(fixed.Policy), vs)
+			}
+		})
+	}
+}
+
+// TestFixedSeedKeepsEveryInvariant runs the seed profile with the fix of
+// every known finding over the same generated cases as
+// TestInvariantsHold: no violation is excused.
+func TestFixedSeedKeepsEveryInvariant(t *testing.T) {
+	p := loop.Seed()
+	for _, f := range KnownFindings() {
+		p = f.Fix(p)
+	}
+	for _, f := range KnownFindings() {
+		if f.Applies(p) {
+			t.Fatalf("finding %s still applies to the fixed seed policy", f.Name)
+		}
+	}
+	cov, seen := checkGenerated(t, CaseGen(p))
+	for _, f := range KnownFindings() {
+		if n := seen[f.Invariant]; len(n) > 0 {
+			t.Errorf("fixed seed policy still breaks %s: %v", f.Invariant, n)
+		}
+	}
+	guardCoverage(t, cov, p)
+}
+
+func findingNamed(t *testing.T, name string) Finding {
+	t.Helper()
+	for _, f := range KnownFindings() {
+		if f.Name == name {
+			return f
+		}
+	}
+	t.Fatalf("no known finding %q", name)
+	return Finding{}
+}
+
+// plainAnswer reports whether s is a reply with text, no tool uses and no
+// stop reason of its own.
+func plainAnswer(s fakemodel.Step) bool {
+	return (s.Kind == "" || s.Kind == fakemodel.Reply) && s.If == nil && len(s.ToolUses) == 0 && s.Stop == "" && s.Text != ""
+}
+
+// requestKinds lists the kinds of the steps answering the first n
+// requests, expanding repeats.
+func requestKinds(script []fakemodel.Step, n int) []fakemodel.Kind {
+	var out []fakemodel.Kind
+	for _, s := range script {
+		times := max(s.Repeat, 1)
+		if s.Repeat == fakemodel.Forever {
+			times = n
+		}
+		for range times {
+			if len(out) == n {
+				return out
+			}
+			k := s.Kind
+			if k == "" {
+				k = fakemodel.Reply
+			}
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func equalKinds(a, b []fakemodel.Kind) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// writeCase writes c as indented JSON.
+func writeCase(t *testing.T, path string, c Case) {
+	t.Helper()
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		t.Fatalf("encode %s: %v", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readCase reads a case written by writeCase; unknown fields are errors.
+func readCase(t *testing.T, path string) Case {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read fixture (run with -update to create it): %v", err)
+	}
+	c, err := DecodeCase(b)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return c
+}

@@ -1,0 +1,152 @@
+package properties
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/loopsim/loopsim/loop"
+	"pgregory.net/rapid"
+)
+
+// TestReferenceAgreesWithLoop drives the real loop and the reference
+// model (Decide) with the same iteration outcomes, drawn by rapid as a
+// state machine, and requires the same decision at every step and the
+// same counters after it (the loop's read from its transitions' field
+// changes), and the same stop_hook_active handed to the stop hooks. A
+// run that ends starts the next one. The policy is a profile as it is or
+// drawn swarm-style from it.
+func TestReferenceAgreesWithLoop(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		base := rapid.SampledFrom([]loop.Policy{loop.Seed(), loop.ClaudeCode()}).Draw(rt, "profile")
+		p := base
+		if rapid.Bool().Draw(rt, "swarm policy") {
+			p = PolicyGen(base).Draw(rt, "policy")
+		}
+		p.MaxTurns = rapid.SampledFrom([]int{0, 3}).Draw(rt, "max turns")
+		m := &refMachine{p: p, budget: rapid.SampledFrom([]int{0, 3_000}).Draw(rt, "token budget")}
+		primary := loop.ModelInfo{Name: primaryName, MaxOutputTokens: 64_000}
+		m.env = RefEnv{Headroom: min(p.EscalatedMaxTokens, primary.MaxOutputTokens) > p.MaxTokens(primary),
+			TokenBudget: m.budget, Compactable: true}
+		m.start()
+		defer func() { m.d.stop() }()
+		actions := map[string]func(*rapid.T){}
+		for _, r := range Replies {
+			actions[string(r)] = func(rt *rapid.T) { m.play(rt, r) }
+		}
+		rt.Repeat(actions)
+	})
+}
+
+// refMachine is the state machine: the running loop, the reference's
+// state and a mirror of the loop's counters.
+type refMachine struct {
+	p      loop.Policy
+	env    RefEnv
+	budget int
+	d      *driver
+	ref    RefState
+	mirror RefState
+	// log is the run so far, for failure messages.
+	log []string
+}
+
+func (m *refMachine) start() {
+	m.d = startDriver(m.p, m.budget)
+	m.ref, m.mirror = NewRefState(), NewRefState()
+	m.log = nil
+}
+
+// play draws an iteration meeting reply r and compares the decisions.
+func (m *refMachine) play(t *rapid.T, r Reply) {
+	h := Happened{
+		Reply:        r,
+		Output:       rapid.SampledFrom([]int{1, 600, 3_000}).Draw(t, "output"),
+		DrainCommits: rapid.Bool().Draw(t, "drain commits"),
+		CompactOK:    rapid.Bool().Draw(t, "compact ok"),
+		Hook:         rapid.SampledFrom([]Hook{HookPasses, HookBlocks, HookPrevents, HookFails}).Draw(t, "hook"),
+		Tools:        rapid.SampledFrom([]ToolsEnd{ToolsOK, ToolsOK, ToolsAborted, ToolsPrevents}).Draw(t, "tools"),
+	}
+	hooksBefore := len(m.d.hookActiveFlags())
+	got, changes, err := m.d.step(h)
+	if err != nil {
+		t.Fatalf("driving the loop: %v\n%s", err, m.history())
+	}
+	want, next := Decide(m.p, m.env, m.ref, h)
+	m.log = append(m.log, fmt.Sprintf("%+v -> loop %s, reference %s", h, got, want))
+	if got != want {
+		t.Fatalf("decision differs: loop %s, reference %s\npolicy %s %v\n%s", got, want, m.p.Name, PolicyDiff(m.p), m.history())
+	}
+	if flags := m.d.hookActiveFlags(); len(flags) > hooksBefore && flags[len(flags)-1] != m.ref.StopHookActive {
+		t.Fatalf("stop hooks were given stop_hook_active=%t, the reference has %t\n%s", flags[len(flags)-1], m.ref.StopHookActive, m.history())
+	}
+	if got.Terminal != "" {
+		m.d.stop()
+		m.start()
+		return
+	}
+	if err := applyChanges(&m.mirror, changes); err != nil {
+		t.Fatalf("%v\n%s", err, m.history())
+	}
+	m.ref = next
+	if diff := cmp.Diff(countersOf(m.ref), countersOf(m.mirror)); diff != "" {
+		t.Fatalf("counters differ after %s (-reference +loop):\n%s\n%s", got, diff, m.history())
+	}
+}
+
+func (m *refMachine) history() string {
+	s := ""
+	for i, l := range m.log {
+		s += fmt.Sprintf("  %d. %s\n", i+1, l)
+	}
+	return s
+}
+
+func (d *driver) hookActiveFlags() []bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]bool(nil), d.hookActive...)
+}
+
+// countersOf keeps the fields both the reference and the loop's trace
+// show.
+func countersOf(s RefState) RefState {
+	return RefState{Turn: s.Turn, Recoveries: s.Recoveries, ReactiveCompacts: s.ReactiveCompacts,
+		OverrideSet: s.OverrideSet, StopHookActive: s.StopHookActive, BlocksInRow: s.BlocksInRow,
+		Escalated: s.Escalated, Malformed: s.Malformed, Empty: s.Empty, BudgetContinuations: s.BudgetContinuations}
+}
+
+// applyChanges applies a transition's field changes (as the trace writes
+// them) to the mirror of the loop's counters.
+func applyChanges(s *RefState, changes []loop.FieldChange) error {
+	for _, c := range changes {
+		var err error
+		switch c.Field {
+		case "turn_count":
+			s.Turn, err = strconv.Atoi(c.To)
+		case "max_output_tokens_recovery_count":
+			s.Recoveries, err = strconv.Atoi(c.To)
+		case "reactive_compacts_in_row":
+			s.ReactiveCompacts, err = strconv.Atoi(c.To)
+		case "max_output_tokens_override":
+			s.OverrideSet = c.To != "unset"
+		case "stop_hook_active":
+			s.StopHookActive, err = strconv.ParseBool(c.To)
+		case "stop_hook_blocks_in_row":
+			s.BlocksInRow, err = strconv.Atoi(c.To)
+		case "escalated_this_stretch":
+			s.Escalated, err = strconv.ParseBool(c.To)
+		case "malformed_tool_use_retries":
+			s.Malformed, err = strconv.Atoi(c.To)
+		case "empty_reply_retries":
+			s.Empty, err = strconv.Atoi(c.To)
+		case "budget_continuations":
+			s.BudgetContinuations, err = strconv.Atoi(c.To)
+		}
+		if err != nil {
+			return fmt.Errorf("field change %s %q -> %q: %w", c.Field, c.From, c.To, err)
+		}
+	}
+	return nil
+}
