@@ -95,7 +95,7 @@ func RunEpisode(s Setting, root uint64, index int, prices Prices, check Checker)
 	ep := Episode{Index: index, Seed: seed, Terminal: res.Terminal, Halted: res.Halted}
 	m.finish(&ep, res, prices)
 	if check != nil {
-		ep.Violations = check(s.Policy, initial, res)
+		ep.Violations = check(&s, initial, res)
 	}
 	return ep, nil
 }

@@ -96,7 +96,7 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 func TestViolationsNameTheSeedThatReplaysThem(t *testing.T) {
 	s := mustSetting(t, "seed")
 	var checked int
-	check := func(p loop.Policy, initial []loop.Message, res *loop.Result) []Violation {
+	check := func(s *Setting, initial []loop.Message, res *loop.Result) []Violation {
 		if len(res.Trace) == 0 || len(initial) == 0 {
 			t.Error("checker got no trace or no starting history")
 		}
@@ -105,9 +105,9 @@ func TestViolationsNameTheSeedThatReplaysThem(t *testing.T) {
 		}
 		return nil
 	}
-	res, err := Run(context.Background(), Config{Settings: []Setting{s}, Episodes: 200, Seed: 7, Workers: 1, Check: func(p loop.Policy, i []loop.Message, r *loop.Result) []Violation {
+	res, err := Run(context.Background(), Config{Settings: []Setting{s}, Episodes: 200, Seed: 7, Workers: 1, Check: func(s *Setting, i []loop.Message, r *loop.Result) []Violation {
 		checked++
-		return check(p, i, r)
+		return check(s, i, r)
 	}})
 	if err != nil {
 		t.Fatal(err)
