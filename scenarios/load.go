@@ -75,15 +75,31 @@ func document(name string, data []byte) (*yaml.Node, error) {
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// syntaxError turns the YAML parser's error into an [*Error] with the
-// line it names.
+// parserProblems are the YAML parser's (not scanner's) messages. For
+// these the parser names, counting from 0, the line where the enclosing
+// collection starts; scanner messages name the line of the problem,
+// counting from 1.
+var parserProblems = []string{
+	"did not find expected <stream-start>", "did not find expected <document start>",
+	"did not find expected node content", "did not find expected '-' indicator",
+	"did not find expected key", "did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"found undefined tag handle", "found duplicate %YAML directive", "found incompatible YAML document",
+	"found duplicate %TAG directive",
+}
+
+// syntaxError turns the YAML parser's error into an [*Error] on the line
+// it names.
 func syntaxError(name string, err error) *Error {
 	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return &Error{File: name, Line: line, Msg: "YAML syntax: " + m[2]}
+	m := yamlLine.FindStringSubmatch(msg)
+	if m == nil {
+		return &Error{File: name, Msg: "YAML syntax: " + strings.TrimPrefix(msg, "yaml: ")}
 	}
-	return &Error{File: name, Msg: "YAML syntax: " + strings.TrimPrefix(msg, "yaml: ")}
+	line, _ := strconv.Atoi(m[1])
+	if slices.Contains(parserProblems, m[2]) {
+		return &Error{File: name, Line: line + 1, Msg: "YAML syntax: " + m[2] + " (in the block or flow collection that starts on this line)"}
+	}
+	return &Error{File: name, Line: line, Msg: "YAML syntax: " + m[2]}
 }
 
 // LoadFile reads and parses one scenario file.

@@ -54,7 +54,7 @@ type Scenario struct {
 	// Conversation is the starting history. Required, at least one message.
 	Conversation []Message `json:"conversation"`
 	// Script answers the model requests, main and compaction alike, one
-	// step each. Required.
+	// step each. Required; an empty list says no request may be sent.
 	Script []fakemodel.Step `json:"script"`
 	// Tools says how tool calls behave.
 	Tools Tools `json:"tools"`
