@@ -10,17 +10,7 @@ import (
 // auto-compact. It may end the run (the thrash guard).
 func (r *run) prepareMessages(ctx context.Context, s *State) ([]Message, bool, *Result) {
 	p := &r.p
-	mfq := r.afterBoundary(s.Messages)
-	if dropped := s.Messages[:len(s.Messages)-len(mfq)]; len(dropped) > 0 {
-		// what precedes the last boundary is never sent again; this
-		// iteration's history no longer holds it
-		removed := make([]string, len(dropped))
-		for i, m := range dropped {
-			removed[i] = m.ID
-		}
-		n := r.size(mfq)
-		r.emit(Stage{Stage: StageBoundary, TokensBefore: n + SumTokens(dropped), TokensAfter: n, Removed: removed})
-	}
+	mfq := r.dropBeforeBoundary(s.Messages)
 	limits := r.p.Limits(r.model)
 
 	if p.ToolResultBudget > 0 {
@@ -90,6 +80,23 @@ func (r *run) prepareMessages(ctx context.Context, s *State) ([]Message, bool, *
 		return mfq, false, nil
 	}
 	return r.autoCompact(ctx, s, mfq, snipFreed, limits)
+}
+
+// dropBeforeBoundary returns the messages after the last compact boundary
+// and records the boundary and what precedes it leaving the history: they
+// are never sent again, and the history this iteration leaves no longer
+// holds them.
+func (r *run) dropBeforeBoundary(msgs []Message) []Message {
+	mfq := r.afterBoundary(msgs)
+	if dropped := msgs[:len(msgs)-len(mfq)]; len(dropped) > 0 {
+		removed := make([]string, len(dropped))
+		for i, m := range dropped {
+			removed[i] = m.ID
+		}
+		n := r.size(mfq)
+		r.emit(Stage{Stage: StageBoundary, TokensBefore: n + SumTokens(dropped), TokensAfter: n, Removed: removed})
+	}
+	return mfq
 }
 
 // collapseInput builds the collapser's input with the policy's thresholds.
@@ -164,10 +171,10 @@ func (r *run) autoCompact(ctx context.Context, s *State, mfq []Message, snipFree
 	}
 	s.AutoCompactTracking = &AutoCompactTracking{Compacted: true, TurnID: fmt.Sprintf("compact-%d", r.stats.Iterations), RapidRefills: rapid}
 	s.Messages = history
-	post := afterBoundary(history)
-	ev.OK, ev.TokensAfter, ev.Removed, ev.Kept, ev.RapidRefill = true, SumTokens(post), removed, kept, rapid
+	ev.OK, ev.TokensAfter, ev.Removed, ev.Kept, ev.RapidRefill = true, SumTokens(afterBoundary(history)), removed, kept, rapid
 	r.emit(ev)
-	return post, true, nil
+	// the iteration goes on from the messages after the new boundary
+	return r.dropBeforeBoundary(history), true, nil
 }
 
 // compact runs the compactor on mfq and builds the post-compact history:

@@ -74,7 +74,9 @@ type toolOutcome struct {
 }
 
 // runTools runs the calls: consecutive concurrency-safe calls together,
-// the rest one by one, stopping at an abort. Results keep block order.
+// the rest one by one, stopping at an abort. Results keep block order. An
+// abort during a concurrent group leaves every call of the group
+// unfinished, so the outcome does not depend on scheduling.
 func (r *run) runTools(ctx context.Context, uses []Block) ([]ToolCall, []toolOutcome) {
 	calls := make([]ToolCall, len(uses))
 	for i, u := range uses {
@@ -104,6 +106,14 @@ func (r *run) runTools(ctx context.Context, uses []Block) ([]ToolCall, []toolOut
 				}(k)
 			}
 			wg.Wait()
+			if ctx.Err() != nil {
+				// an abort during a concurrent group interrupts the whole
+				// group: which calls finished before it is a matter of
+				// scheduling, and the trace must not depend on that
+				for k := i; k < j; k++ {
+					outcomes[k] = toolOutcome{}
+				}
+			}
 		}
 		i = j
 	}
