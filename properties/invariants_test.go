@@ -1,0 +1,268 @@
+package properties
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/loopsim/loopsim/loop"
+)
+
+// These tests hand-build runs, each breaking or keeping one invariant,
+// so that every check is seen to fail where it must.
+
+// tr builds a transition event with its field changes ("field:from:to").
+func tr(t loop.Transition, changes ...string) loop.TransitionEvent {
+	ev := loop.TransitionEvent{Transition: t}
+	for _, c := range changes {
+		parts := strings.Split(c, ":")
+		ev.Changes = append(ev.Changes, loop.FieldChange{Field: parts[0], From: parts[1], To: parts[2]})
+	}
+	return ev
+}
+
+// runOf wraps a trace (a terminal is appended unless the trace has one)
+// and a final history in a Run under policy p.
+func runOf(p loop.Policy, initial, final []loop.Message, events ...loop.Event) Run {
+	trace := loop.Trace(events)
+	res := &loop.Result{Trace: trace, State: loop.State{Messages: final, TurnCount: 1}}
+	if trace.Terminal() == "" {
+		res.Trace = append(res.Trace, loop.TerminalEvent{Terminal: loop.Completed, Turn: 1})
+	}
+	res.Terminal = res.Trace.Terminal()
+	for _, e := range res.Trace {
+		if _, ok := e.(loop.IterationStart); ok {
+			res.Stats.Iterations++
+		}
+	}
+	return Run{Policy: p, Initial: initial, Result: res}
+}
+
+func iter(n int) loop.IterationStart { return loop.IterationStart{Iteration: n, Turn: 1} }
+
+// expect checks that invariant name reports exactly the listed event
+// indices (-1 for history-level violations).
+func expect(t *testing.T, name string, r Run, events ...int) {
+	t.Helper()
+	vs, err := CheckOne(name, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, v := range vs {
+		got = append(got, v.Event)
+		if v.Invariant != name || v.Detail == "" {
+			t.Errorf("malformed violation %+v", v)
+		}
+	}
+	if len(got) != len(events) {
+		t.Fatalf("%s: got violations %v, want at events %v", name, vs, events)
+	}
+	for i := range got {
+		if got[i] != events[i] {
+			t.Fatalf("%s: got violations %v, want at events %v", name, vs, events)
+		}
+	}
+}
+
+func TestTermination(t *testing.T) {
+	p := loop.Seed()
+	halted := runOf(p, nil, nil, iter(1), loop.TerminalEvent{Terminal: loop.Completed})
+	halted.Result.Trace = halted.Result.Trace[:1]
+	halted.Result.Halted, halted.Result.Terminal = true, ""
+	expect(t, "termination", halted, -1)
+
+	two := runOf(p, nil, nil, iter(1), loop.TerminalEvent{Terminal: loop.Completed}, loop.TerminalEvent{Terminal: loop.Completed})
+	expect(t, "termination", two, 1, 2)
+
+	mismatch := runOf(p, nil, nil, iter(1))
+	mismatch.Result.Terminal = loop.MaxTurns
+	expect(t, "termination", mismatch, 1)
+
+	over := runOf(p, nil, nil, iter(1), tr(loop.NextTurn), iter(2), tr(loop.NextTurn), iter(3), tr(loop.NextTurn), iter(4))
+	over.ScriptSteps = 2
+	expect(t, "termination", over, -1)
+	over.ScriptSteps = 3
+	expect(t, "termination", over)
+}
+
+func TestIterationBound(t *testing.T) {
+	p := loop.ClaudeCode()
+	if _, ok := IterationBound(p, 0); ok {
+		t.Fatal("claude-code without max turns has a policy bound")
+	}
+	p.MaxTurns = 2
+	// B=8 blocks, R=3 recoveries per stretch, C=2, M=2, E=1:
+	// Y = 8 + 9*3 + 2 + 2 + 1 = 40; no escalation, no collapse: 41 a turn
+	if b, ok := IterationBound(p, 0); !ok || b != 82 {
+		t.Fatalf("bound %d, %t; want 82", b, ok)
+	}
+	if b, _ := IterationBound(p, 5); b != 6 {
+		t.Fatalf("a five-step script bounds a run to 6 iterations, got %d", b)
+	}
+	s := loop.Seed()
+	s.MaxTurns, s.StopHookBlockCap, s.TokenBudget = 1, 1, false
+	if _, ok := IterationBound(s, 0); ok {
+		t.Fatal("seed with collapse and repeatable escalation has a policy bound")
+	}
+}
+
+func TestOneReactiveCompact(t *testing.T) {
+	seed, cc := loop.Seed(), loop.ClaudeCode()
+	twice := []loop.Event{iter(1), tr(loop.ReactiveCompactRetry), iter(2), tr(loop.ReactiveCompactRetry)}
+	expect(t, "one_reactive_compact", runOf(seed, nil, nil, twice...), 3)
+	expect(t, "one_reactive_compact", runOf(cc, nil, nil, twice...)) // two in a row allowed
+	hookBetween := []loop.Event{tr(loop.ReactiveCompactRetry), tr(loop.StopHookBlocking), tr(loop.ReactiveCompactRetry)}
+	expect(t, "one_reactive_compact", runOf(seed, nil, nil, hookBetween...), 2)
+	turnBetween := []loop.Event{tr(loop.ReactiveCompactRetry), tr(loop.NextTurn), tr(loop.ReactiveCompactRetry)}
+	expect(t, "one_reactive_compact", runOf(seed, nil, nil, turnBetween...))
+}
+
+func TestThreeRecoveries(t *testing.T) {
+	p := loop.Seed()
+	four := []loop.Event{tr(loop.MaxOutputTokensRecovery), tr(loop.MaxOutputTokensRecovery), tr(loop.MaxOutputTokensRecovery), tr(loop.MaxOutputTokensRecovery)}
+	expect(t, "three_recoveries", runOf(p, nil, nil, four...), 3)
+	reset := append(append([]loop.Event{}, four[:3]...), tr(loop.StopHookBlocking), four[0], four[1], four[2])
+	expect(t, "three_recoveries", runOf(p, nil, nil, reset...))
+	p.MaxOutputRecoveries = 1
+	expect(t, "three_recoveries", runOf(p, nil, nil, four[:2]...), 1)
+}
+
+func TestEscalateOnce(t *testing.T) {
+	p := loop.Seed()
+	again := []loop.Event{tr(loop.MaxOutputTokensEscalate), tr(loop.MaxOutputTokensRecovery), tr(loop.MaxOutputTokensEscalate)}
+	expect(t, "escalate_once", runOf(p, nil, nil, again...), 2)
+	newTurn := []loop.Event{tr(loop.MaxOutputTokensEscalate), tr(loop.NextTurn), tr(loop.MaxOutputTokensEscalate)}
+	expect(t, "escalate_once", runOf(p, nil, nil, newTurn...))
+}
+
+func TestEscalatedCap(t *testing.T) {
+	r := runOf(loop.Seed(), nil, nil,
+		loop.RequestEvent{Model: "a", MaxTokens: 64_000}, loop.RequestEvent{Model: "a", MaxTokens: 64_001},
+		loop.RequestEvent{Model: "b", MaxTokens: 64_001})
+	r.Models = []loop.ModelInfo{{Name: "a", MaxOutputTokens: 64_000}, {Name: "b", MaxOutputTokens: 128_000}}
+	expect(t, "escalated_cap", r, 1)
+}
+
+func TestNoDoubleDrain(t *testing.T) {
+	p := loop.Seed()
+	expect(t, "no_double_drain", runOf(p, nil, nil, tr(loop.CollapseDrainRetry), tr(loop.CollapseDrainRetry)), 1)
+	expect(t, "no_double_drain", runOf(p, nil, nil, tr(loop.CollapseDrainRetry), tr(loop.ReactiveCompactRetry), tr(loop.CollapseDrainRetry)))
+}
+
+func TestTurns(t *testing.T) {
+	p := loop.Seed()
+	ok := runOf(p, nil, nil, iter(1), tr(loop.NextTurn, "turn_count:1:2"),
+		loop.IterationStart{Iteration: 2, Turn: 2}, loop.TerminalEvent{Terminal: loop.Completed, Turn: 2})
+	ok.Result.State.TurnCount = 2
+	expect(t, "turns", ok)
+
+	noChange := runOf(p, nil, nil, tr(loop.NextTurn))
+	expect(t, "turns", noChange, 0)
+	wrongTurn := runOf(p, nil, nil, tr(loop.ReactiveCompactRetry, "turn_count:1:2"))
+	wrongTurn.Result.State.TurnCount = 2
+	expect(t, "turns", wrongTurn, 0, 1) // and the terminal then reports the wrong turn
+	byTwo := runOf(p, nil, nil, tr(loop.NextTurn, "turn_count:1:3"))
+	byTwo.Result.State.TurnCount = 3
+	expect(t, "turns", byTwo, 0, 1)
+
+	p.MaxTurns = 1
+	over := runOf(p, nil, nil, tr(loop.NextTurn, "turn_count:1:2"), loop.TerminalEvent{Terminal: loop.Completed, Turn: 2})
+	over.Result.State.TurnCount = 2
+	expect(t, "turns", over, 0)
+
+	p.MaxTurns, p.StopHookBlocksCountAsTurns = 0, true
+	block := runOf(p, nil, nil, tr(loop.StopHookBlocking, "turn_count:1:2"), loop.TerminalEvent{Terminal: loop.Completed, Turn: 2})
+	block.Result.State.TurnCount = 2
+	expect(t, "turns", block)
+	p.StopHookBlocksCountAsTurns = false
+	block.Policy = p
+	expect(t, "turns", block, 0)
+}
+
+// msg is a message with blocks.
+func msg(id string, role loop.Role, blocks ...loop.Block) loop.Message {
+	return loop.Message{ID: id, Role: role, Blocks: blocks}
+}
+
+func use(id string) loop.Block { return loop.Block{Type: loop.BlockToolUse, ID: id, Name: "Read"} }
+func result(id string) loop.Block {
+	return loop.Block{Type: loop.BlockToolResult, ToolUseID: id}
+}
+
+func TestPairedTools(t *testing.T) {
+	p := loop.Seed()
+	paired := []loop.Message{msg("a", loop.RoleAssistant, use("t1"), use("t2")), msg("b", loop.RoleUser, result("t1"), result("t2"))}
+	expect(t, "paired_tools", runOf(p, nil, paired))
+	missing := []loop.Message{msg("a", loop.RoleAssistant, use("t1"), use("t2")), msg("b", loop.RoleUser, result("t1"))}
+	expect(t, "paired_tools", runOf(p, nil, missing), -1)
+	twice := []loop.Message{msg("a", loop.RoleAssistant, use("t1")), msg("b", loop.RoleUser, result("t1")), msg("c", loop.RoleUser, result("t1"))}
+	expect(t, "paired_tools", runOf(p, nil, twice), -1)
+	early := []loop.Message{msg("b", loop.RoleUser, result("t1")), msg("a", loop.RoleAssistant, use("t1"))}
+	expect(t, "paired_tools", runOf(p, nil, early), -1)
+}
+
+func TestNoHooksAfterErrors(t *testing.T) {
+	p := loop.Seed()
+	hook := loop.StopHook{Outcome: loop.HookPass}
+	main := loop.RequestEvent{Purpose: loop.PurposeMain}
+	failed := loop.RequestFailed{Purpose: loop.PurposeMain, Kind: loop.ErrOverloaded}
+	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, failed, loop.Retry{}, main, loop.ResponseEvent{}, hook))
+	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, failed, hook), 3)
+	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, loop.Withheld{Kind: loop.WithheldMedia}, hook), 3)
+	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, loop.ResponseEvent{}, loop.ErrorEmitted{}, hook), 4)
+	// a truncation is withheld too, but the hooks may run after it
+	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, loop.Withheld{Kind: loop.WithheldMaxOutput}, hook))
+	// a failure in an earlier iteration does not count
+	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, failed, tr(loop.NextTurn), iter(2), main, loop.ResponseEvent{}, hook))
+}
+
+func TestNothingLost(t *testing.T) {
+	p := loop.Seed()
+	initial := []loop.Message{msg("u1", loop.RoleUser), msg("u2", loop.RoleUser)}
+	// u1 gone without a record
+	expect(t, "nothing_lost", runOf(p, initial, []loop.Message{initial[1]}), -1)
+	// u1 snipped
+	snipped := runOf(p, initial, []loop.Message{initial[1]}, loop.Stage{Stage: loop.StageSnip, Removed: []string{"u1"}})
+	expect(t, "nothing_lost", snipped)
+	// m1 and m3 are in the history: m2 was made and lost
+	lost := []loop.Message{initial[0], initial[1], msg("m1", loop.RoleAssistant), msg("m3", loop.RoleAssistant)}
+	expect(t, "nothing_lost", runOf(p, initial, lost), -1)
+	// unless an escalation dropped it
+	expect(t, "nothing_lost", runOf(p, initial, lost, tr(loop.MaxOutputTokensEscalate)))
+	// or a compaction removed it
+	expect(t, "nothing_lost", runOf(p, initial, lost, loop.Compaction{OK: true, Removed: []string{"m2"}}))
+	// unnamed starting messages are named m1, m2, ... by the loop
+	unnamed := []loop.Message{{Role: loop.RoleUser}, {Role: loop.RoleUser}}
+	expect(t, "nothing_lost", runOf(p, unnamed, []loop.Message{msg("m1", loop.RoleUser), msg("m2", loop.RoleUser)}))
+	expect(t, "nothing_lost", runOf(p, unnamed, []loop.Message{msg("m2", loop.RoleUser)}), -1)
+}
+
+func TestCheckOrderAndNames(t *testing.T) {
+	r := runOf(loop.Seed(), nil, []loop.Message{msg("a", loop.RoleAssistant, use("t1"))},
+		tr(loop.CollapseDrainRetry), tr(loop.CollapseDrainRetry), tr(loop.NextTurn))
+	vs := Check(r)
+	order := map[string]int{}
+	for i, n := range InvariantNames() {
+		order[n] = i
+	}
+	for i := 1; i < len(vs); i++ {
+		if order[vs[i-1].Invariant] > order[vs[i].Invariant] {
+			t.Fatalf("violations out of InvariantNames order: %v", vs)
+		}
+	}
+	if len(vs) < 3 {
+		t.Fatalf("want no_double_drain, turns and paired_tools violations, got %v", vs)
+	}
+	if _, err := CheckOne("no_such_invariant", r); err == nil {
+		t.Fatal("CheckOne accepted an unknown invariant")
+	}
+	if vs := Check(Run{}); len(vs) != 1 || vs[0].Invariant != "termination" {
+		t.Fatalf("a run without a result: %v", vs)
+	}
+	want := "no_double_drain at event 1: collapse_drain_retry directly after another collapse_drain_retry"
+	for _, v := range vs {
+		if v.Invariant == "no_double_drain" && v.Error() != want {
+			t.Fatalf("Error() = %q, want %q", v.Error(), want)
+		}
+	}
+}
