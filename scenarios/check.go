@@ -30,7 +30,7 @@ func check(d *decoder, sc *Scenario) {
 	sc.namePos = d.where("name")
 	c.header()
 	c.policy()
-	c.models()
+	c.modelDefaults()
 	c.conversation()
 	c.script()
 	c.fakes()
@@ -39,6 +39,7 @@ func check(d *decoder, sc *Scenario) {
 
 var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
+// header checks the fields that describe the scenario.
 func (c *checker) header() {
 	sc := c.sc
 	switch {
@@ -55,6 +56,7 @@ func (c *checker) header() {
 	}
 }
 
+// policy resolves the profile and applies the overrides in order.
 func (c *checker) policy() {
 	sc := c.sc
 	if sc.Profile == "" {
@@ -81,7 +83,8 @@ func (c *checker) policy() {
 	sc.policy = p
 }
 
-func (c *checker) models() {
+// modelDefaults fills the unset model fields and checks the fallback.
+func (c *checker) modelDefaults() {
 	sc := c.sc
 	m := &sc.Model
 	if m.Name == "" {
@@ -111,6 +114,8 @@ func (c *checker) models() {
 	}
 }
 
+// conversation checks the starting history: roles, content, ids, and
+// that every tool_result answers an earlier tool_use.
 func (c *checker) conversation() {
 	sc := c.sc
 	if len(sc.Conversation) == 0 {
@@ -173,6 +178,8 @@ func (c *checker) conversation() {
 	}
 }
 
+// script checks every step where it was written, and that nothing
+// follows a step that repeats forever.
 func (c *checker) script() {
 	sc := c.sc
 	if sc.Script == nil {
@@ -248,12 +255,7 @@ func (s *Scenario) toolBehaviours() []namedTool {
 		path string
 		m    map[string]fakemodel.Tool
 	}{{"tools.by_name", s.Tools.ByName}, {"tools.by_id", s.Tools.ByID}} {
-		keys := make([]string, 0, len(group.m))
-		for k := range group.m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range sortedKeys(group.m) {
 			out = append(out, namedTool{group.path + "." + k, group.m[k]})
 		}
 	}
@@ -265,6 +267,7 @@ func hasAbortStep(s fakemodel.Step) bool {
 		(s.Then != nil && hasAbortStep(*s.Then)) || (s.Else != nil && hasAbortStep(*s.Else))
 }
 
+// expect checks the expectation names only what exists.
 func (c *checker) expect() {
 	e := &c.sc.Expect
 	switch {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -106,4 +108,27 @@ func loadLibrary(t *testing.T) []*Scenario {
 		t.Fatal(err)
 	}
 	return list
+}
+
+// TestLibraryIsDeterministic runs the library with one and with four
+// threads: the traces must equal the golden ones either way (concurrent
+// tools are merged in block order, whatever the scheduler does).
+func TestLibraryIsDeterministic(t *testing.T) {
+	if *update {
+		t.Skip("rewriting the goldens")
+	}
+	for _, procs := range []int{1, 4} {
+		prev := runtime.GOMAXPROCS(procs)
+		for _, s := range loadLibrary(t) {
+			if s.Skip != "" {
+				continue
+			}
+			out, err := Run(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Run(fmt.Sprintf("%s/GOMAXPROCS=%d", s.Name, procs), func(t *testing.T) { checkGolden(t, s.Name, out.Result.Trace) })
+		}
+		runtime.GOMAXPROCS(prev)
+	}
 }
