@@ -1,10 +1,45 @@
 // Package properties checks the invariants of SPEC §5 over finished runs
 // of the query loop, generates fault scripts and policies for property
-// tests, and holds an independent reference model of the decision table.
+// tests, explores every short fault script exhaustively, and holds an
+// independent reference model of the decision table.
 //
-// The invariants are pure functions over a [Run] (the policy, the
-// starting history and the [loop.Result]); [Check] runs them all. The
-// simulator and the scenario runner check every run with the same
-// functions the property tests use. Determinism, the tenth invariant,
-// needs two runs: [CheckDeterminism].
+// # Invariants
+//
+// The invariants are small pure functions over a [Run] (the policy, the
+// starting history and the [loop.Result]); [Check] runs them all and
+// returns each broken one as a [Violation] naming the event, the counter
+// and the bound. The simulator and the scenario runner check every run
+// with the same functions. Determinism, the tenth invariant, needs two
+// runs: [CheckDeterminism]. Bounds follow the policy: [IterationBound]
+// states the termination bound.
+//
+// # Generators
+//
+// A [Case] is one run as plain data (policy, models, fault script, the
+// fakes' behaviours, starting history, caller settings) and
+// [Case.Execute] runs it. [CaseGen] draws cases for a profile as it is,
+// [SwarmCaseGen] with a policy drawn swarm-style by [PolicyGen]; each case
+// switches fault kinds and features on or off ([Swarm]), so rapid's
+// shrinking keeps only what a counterexample needs.
+//
+// # Findings, reference model, exhaustive exploration
+//
+// [KnownFindings] are the ways a profile breaks an invariant on purpose
+// (the seed's unbounded stop-hook blocks and repeated escalation), each
+// with the policy option that fixes it. [Decide] is the decision table
+// restated from SPEC §2-§4 and PROFILE-claude-code.md without reusing
+// package loop's code. [Explore] runs every script up to a length over
+// the fault [Alphabet]. [Coverage] and [Reachable] back the coverage
+// guard of the tests.
+//
+// # Running the tests
+//
+//	go test ./properties/...                     # default budget, fixed rapid seed
+//	go test ./properties/... -rapid.checks=2000  # 20x the cases (25 a check)
+//	go test ./properties/... -rapid.seed=7       # other cases
+//	go test ./properties/... -properties.depth=4 # exhaustive to length 4
+//	go test ./properties/... -run Invariants -v  # coverage counts and verdicts
+//	go test ./properties/... -update             # rewrite finding fixtures
+//	go test ./properties -fuzz=FuzzInvariants
+//	go test ./properties -run '^$' -bench . -cpu 1
 package properties

@@ -79,6 +79,12 @@ type ExploreStats struct {
 // that never asked for more steps than s has is, event for event, the run
 // of every script s+t; only a run that ran out of script is extended.
 func Explore(base Case, letters, forever []Letter, depth int, visit func(Case, Run) bool) (ExploreStats, error) {
+	if depth < 0 {
+		return ExploreStats{}, fmt.Errorf("explore: depth %d is negative", depth)
+	}
+	if len(letters) == 0 {
+		return ExploreStats{}, fmt.Errorf("explore: the alphabet has no letters")
+	}
 	e := explorer{base: base, letters: letters, forever: forever, depth: depth, visit: visit}
 	e.stats.Depth = depth
 	_, err := e.walk(nil)
