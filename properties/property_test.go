@@ -53,8 +53,8 @@ func TestInvariantsHoldSwarm(t *testing.T) {
 }
 
 // checkGenerated runs rapid over batches of cases from g and fails on any
-// violation no known finding or reported loop bug explains. It returns
-// the coverage and, by invariant, what explained the violations seen.
+// violation no known finding explains. It returns the coverage and, by
+// invariant, which findings explained the violations seen.
 func checkGenerated(t *testing.T, g *rapid.Generator[Case]) (Coverage, map[string]map[string]int) {
 	t.Helper()
 	var cov Coverage
@@ -85,16 +85,12 @@ func checkGenerated(t *testing.T, g *rapid.Generator[Case]) (Coverage, map[strin
 	return cov, seen
 }
 
-// explain names the known finding or reported loop bug that explains v,
-// or returns "".
+// explain names the known finding that explains v, or returns "".
 func explain(r Run, v Violation) string {
 	for _, f := range KnownFindings() {
 		if f.Explains(r, v) {
 			return "finding " + f.Name
 		}
-	}
-	if len(excuseLoopBugs(r, []Violation{v})) == 0 {
-		return "loop bug (reported)"
 	}
 	return ""
 }

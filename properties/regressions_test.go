@@ -1,0 +1,92 @@
+package properties
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/loop"
+)
+
+// These tests reproduce loop bugs the property tests found; the loop has
+// fixed them (361a429) and they keep them fixed.
+
+// TestRegressionAutoCompactBoundaryRecorded: an auto-compact's boundary
+// message left the history without being recorded. Input: claude-code,
+// a reply reporting an input over the auto-compact threshold, then a
+// plain answer. Expected: every message that leaves is in a Removed list.
+// It was: the boundary (m3) was made and dropped in the same iteration.
+func TestRegressionAutoCompactBoundaryRecorded(t *testing.T) {
+	p := loop.ClaudeCode()
+	primary := loop.ModelInfo{Name: primaryName, ContextWindow: 200_000, MaxOutputTokens: 64_000}
+	c := Case{Policy: p, Primary: primary, Compactions: []fakemodel.CompactOutcome{{}},
+		Initial: historyOf(2),
+		Script: []fakemodel.Step{
+			{ToolUses: []fakemodel.ToolUse{{Name: "Read"}}, InputTokens: p.Limits(primary).AutoCompactThreshold + 1},
+			{Text: "done"},
+		}}
+	r, err := c.Execute()
+	if err != nil {
+		t.Fatal(err)
+	}
+	autos := 0
+	for _, e := range r.Result.Trace {
+		if x, ok := e.(loop.Compaction); ok && x.OK && x.Trigger == loop.TriggerAuto {
+			autos++
+		}
+	}
+	if autos != 1 {
+		t.Fatalf("the reproducer no longer auto-compacts (%d auto-compactions): fix the reproducer\n%v", autos, r.Result.Trace)
+	}
+	vs, err := CheckOne("nothing_lost", r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) > 0 {
+		t.Errorf("the auto-compact boundary leaves the history unrecorded: %v", vs[0])
+	}
+}
+
+// historyOf is a starting history of n text exchanges after the first
+// user message.
+func historyOf(n int) []loop.Message {
+	msgs := []loop.Message{{ID: "h0", Role: loop.RoleUser, Blocks: []loop.Block{{Type: loop.BlockText, Text: "the task"}}}}
+	for i := 1; i <= n; i++ {
+		id := "h" + itoa(i)
+		msgs = append(msgs,
+			loop.Message{ID: id + "a", Role: loop.RoleAssistant, Blocks: []loop.Block{{Type: loop.BlockText, Text: "an answer"}}},
+			loop.Message{ID: id + "u", Role: loop.RoleUser, Blocks: []loop.Block{{Type: loop.BlockText, Text: "go on"}}})
+	}
+	return msgs
+}
+
+// TestRegressionConcurrentAbortDeterministic: a tool that aborts inside
+// a group of concurrency-safe calls made the trace depend on scheduling.
+// Input: one reply with tool uses Bash and three Reads, all
+// concurrency-safe, Bash aborting; GOMAXPROCS 4. Expected (SPEC §5,
+// determinism): the same trace every run. It was: a Read sometimes ran
+// and sometimes was answered "interrupted" (it started after the
+// cancel): 8 different traces in 200 runs.
+func TestRegressionConcurrentAbortDeterministic(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	c := Case{Policy: loop.ClaudeCode(), Primary: loop.ModelInfo{Name: primaryName, ContextWindow: 200_000, MaxOutputTokens: 64_000},
+		Initial: historyOf(0),
+		Script:  []fakemodel.Step{{ToolUses: []fakemodel.ToolUse{{Name: "Bash"}, {Name: "Read"}, {Name: "Read"}, {Name: "Read"}}}},
+		Tools: ToolBehaviour{Default: fakemodel.Tool{Concurrent: true},
+			ByName: map[string]fakemodel.Tool{"Bash": {Abort: true, Concurrent: true}}}}
+	traces := map[string]bool{}
+	for range 200 {
+		r, err := c.Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := traceBytes(r.Result)
+		if err != nil {
+			t.Fatal(err)
+		}
+		traces[string(b)] = true
+	}
+	if len(traces) > 1 {
+		t.Errorf("an abort inside a concurrent tool group gave %d different traces in 200 runs", len(traces))
+	}
+}
