@@ -171,7 +171,7 @@ func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutc
 				r.emit(Fallback{From: from, To: r.model.Name, Orphans: orphans})
 				r.syntheticResults(uses, FallbackResult)
 				r.stats.DiscardedOutputTokens += msg.Tokens
-				r.emit(Notice{Text: fmt.Sprintf("Switched to %s after repeated overload on %s", r.model.Name, from)})
+				r.emit(Notice{Text: fmt.Sprintf("Switched from %s to %s (%s)", from, r.model.Name, re.Message)})
 				maxTokens = min(maxTokens, r.model.MaxOutputTokens)
 				continue
 			case re.Kind == ErrPromptTooLong || (re.Kind == ErrRequestTooLarge && !r.p.RequestTooLargeIsMedia):

@@ -16,9 +16,15 @@ type caller struct {
 	rng *rand.Rand
 }
 
-// errFallback is returned by send when the retry layer decides to switch
-// to the fallback model.
-var errFallback = &RequestError{Kind: ErrFallbackTriggered, Message: "fallback triggered by repeated overload"}
+// fallbackError is returned by send when the retry layer decides to
+// switch to the fallback model; it says what triggered it.
+func fallbackError(cause *RequestError, overloads int) *RequestError {
+	why := fmt.Sprintf("%d consecutive overloaded (529) responses", overloads)
+	if cause.Kind == ErrServer {
+		why = fmt.Sprintf("a server error (%d)", cause.Status)
+	}
+	return &RequestError{Kind: ErrFallbackTriggered, Status: cause.Status, Message: "fallback triggered by " + why}
+}
 
 // send streams req, retrying per policy. It returns the blocks of the
 // last attempt (also on failure, for the tool_uses received before it).
@@ -42,7 +48,7 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 		}
 		if fallbackReady && ((re.Kind == ErrOverloaded && p.FallbackAfter529s > 0 && overloads >= p.FallbackAfter529s) ||
 			(re.Kind == ErrServer && p.FallbackOn500)) {
-			return blocks, resp, errFallback
+			return blocks, resp, fallbackError(re, overloads)
 		}
 		switch {
 		case retryable(re.Kind) && retries < p.APIRetries:
