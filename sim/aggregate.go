@@ -55,7 +55,7 @@ const (
 	numFeatures
 )
 
-var featureNames = [numFeatures]string{"largest peak context", "auto-compaction", "context overflow", "API retries", "stop hook or truncation"}
+var featureNames = [numFeatures]string{"largest peak context", "auto-compaction", "reactive compaction or overflow", "API retries", "stop hook or truncation"}
 
 func (f Feature) String() string { return featureNames[f] }
 

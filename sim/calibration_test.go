@@ -3,18 +3,22 @@ package sim
 import (
 	"context"
 	"os"
+	"sync"
 	"testing"
 )
 
 // transcripts is where the real transcripts are, beside the repository.
 const transcripts = "../../shared/data/transcripts"
 
+// realFigures reads the transcripts once for every test that needs them.
+var realFigures = sync.OnceValues(func() (Figures, error) { return ReadTranscripts(transcripts) })
+
 func readRealFigures(t *testing.T) Figures {
 	t.Helper()
 	if _, err := os.Stat(transcripts); err != nil {
 		t.Skipf("no transcripts at %s: %v", transcripts, err)
 	}
-	real, err := ReadTranscripts(transcripts)
+	real, err := realFigures()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +33,7 @@ func TestCalibration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	simulated, err := Calibrate(context.Background(), s, 3_000, 1, 2)
+	simulated, err := Calibrate(context.Background(), s, 2_000, 1, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

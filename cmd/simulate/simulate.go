@@ -1,0 +1,427 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/sim"
+)
+
+func init() {
+	register(command{name: "simulate", summary: "run the Monte Carlo simulation (the default): thousands of sessions per setting, a Markdown summary with plots in -out", run: runSimulate})
+	defaultCommand = "simulate"
+}
+
+// Exit statuses of the simulate subcommand.
+const (
+	simExitOK       = 0
+	simExitFailed   = 1 // the simulation could not run or its files could not be written
+	simExitBadInput = 2 // a flag or an override is wrong
+)
+
+// simOptions are the simulate subcommand's flags.
+type simOptions struct {
+	episodes    int
+	seed        uint64
+	profiles    string
+	sets        listFlag
+	sweeps      listFlag
+	swarm       bool
+	check       bool
+	prices      string
+	out         string
+	workers     int
+	transcripts string
+	calibrate   int
+	replay      string
+	json        bool
+	fields      bool
+	progress    bool
+	plots       bool
+}
+
+// listFlag is a flag that may be given several times.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, " ") }
+
+// Set implements flag.Value.
+func (l *listFlag) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+func simFlags(stderr io.Writer) (*flag.FlagSet, *simOptions) {
+	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := &simOptions{}
+	fs.IntVar(&o.episodes, "n", 2_000, "episodes per setting")
+	fs.Uint64Var(&o.seed, "seed", 1, "root seed: every episode's streams derive from it, so a seed always gives the same results")
+	fs.StringVar(&o.profiles, "profile", "claude-code,seed", "profiles to compare, comma separated ("+strings.Join(loop.Profiles(), ", ")+")")
+	fs.Var(&o.sets, "set", "override `field=value` in every setting; repeatable. A policy field (auto_compact_buffer=20000),\na workload parameter (workload.faults.overloaded=0.01), model.context_window, model.max_output_tokens,\nfallback=true (a fallback model) or iteration_limit. -fields lists them all")
+	fs.Var(&o.sweeps, "sweep", "vary `field=v1,v2,...` or field=from:to:step over settings (fields as for -set);\ngive it twice for a grid")
+	fs.BoolVar(&o.swarm, "swarm", false, "swarm mode: every episode draws its own fault probabilities around the configured ones")
+	fs.BoolVar(&o.check, "check", true, "check every episode against the invariants of SPEC §5 (keeps each episode's trace while it is checked)")
+	fs.StringVar(&o.prices, "prices", sim.DefaultPrices.String(), "dollars per million tokens: input, cache_write, cache_read, output")
+	fs.StringVar(&o.out, "out", "out", "folder for summary.md, the plots (PNG and SVG), metrics.csv and metrics.json")
+	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "episodes played at once (the results do not depend on it)")
+	fs.StringVar(&o.transcripts, "transcripts", filepath.Join("..", "shared", "data", "transcripts"), "real transcripts to compare the first setting with; empty to skip")
+	fs.IntVar(&o.calibrate, "calibrate", 2_000, "episodes of the calibration comparison")
+	fs.StringVar(&o.replay, "replay", "", "replay the episode with this `seed` (printed beside each violation) under the first profile\nand the -set overrides, print its trace, and check it")
+	fs.BoolVar(&o.json, "json", false, "with -replay: print the trace as JSON Lines")
+	fs.BoolVar(&o.fields, "fields", false, "list the fields -set and -sweep accept, and exit")
+	fs.BoolVar(&o.plots, "plots", true, "draw the plots (false: only the summary and the metrics)")
+	fs.BoolVar(&o.progress, "progress", true, "show a progress bar on stderr when it is a terminal")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: simulate [flags]
+
+Runs the query loop against thousands of sessions drawn from a stochastic
+workload calibrated on real Claude Code transcripts, for each setting (a
+profile, with overrides, at each point of a sweep), and writes to -out a
+Markdown summary (summary.md) with plots, metrics.csv and metrics.json.
+
+Examples:
+  simulate                                    # claude-code against seed, 2,000 episodes each
+  simulate -profile claude-code -sweep auto_compact_buffer=5000:30000:5000
+  simulate -sweep stop_hook_block_cap=0,2,8 -set workload.faults.stop_hook_repeat=0.9
+  simulate -swarm -n 10000                    # fault probabilities drawn per episode
+  simulate -profile seed -replay 0x1f2e3d     # one episode's trace
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	return fs, o
+}
+
+func runSimulate(args []string, stdout, stderr io.Writer) int {
+	fs, o := simFlags(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return simExitOK
+		}
+		return simExitBadInput
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "simulate: unexpected argument %q (flags only; -h lists them)\n", fs.Arg(0))
+		return simExitBadInput
+	}
+	if o.fields {
+		writeFields(stdout)
+		return simExitOK
+	}
+	plan, err := o.plan()
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return simExitBadInput
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if o.replay != "" {
+		return replayEpisode(plan, o, stdout, stderr)
+	}
+	return simulate(ctx, plan, o, stdout, stderr)
+}
+
+// simPlan is what the flags ask for, checked.
+type simPlan struct {
+	bases    []sim.Setting
+	sweeps   []sim.Sweep
+	settings []sim.Setting
+	prices   sim.Prices
+	command  string
+}
+
+// plan checks the flags and builds the settings.
+func (o *simOptions) plan() (*simPlan, error) {
+	if o.episodes < 1 {
+		return nil, fmt.Errorf("-n %d: need at least one episode", o.episodes)
+	}
+	if o.workers < 1 {
+		return nil, fmt.Errorf("-workers %d: need at least one", o.workers)
+	}
+	if o.calibrate < 0 {
+		return nil, fmt.Errorf("-calibrate %d is negative", o.calibrate)
+	}
+	if len(o.sweeps) > 2 {
+		return nil, fmt.Errorf("%d -sweep flags: at most two (a grid)", len(o.sweeps))
+	}
+	p := &simPlan{}
+	var err error
+	if p.prices, err = sim.ParsePrices(o.prices, sim.DefaultPrices); err != nil {
+		return nil, fmt.Errorf("-prices: %w", err)
+	}
+	for _, name := range strings.Split(o.profiles, ",") {
+		s, err := sim.NewSetting(strings.TrimSpace(name))
+		if err != nil {
+			return nil, fmt.Errorf("-profile: %w", err)
+		}
+		if o.swarm {
+			s, _ = s.With("workload.swarm", "true")
+		}
+		for _, kv := range o.sets {
+			field, value, ok := strings.Cut(kv, "=")
+			if !ok {
+				return nil, fmt.Errorf("-set %q: want field=value", kv)
+			}
+			if s, err = s.With(strings.TrimSpace(field), value); err != nil {
+				return nil, fmt.Errorf("-set: %w", err)
+			}
+		}
+		p.bases = append(p.bases, s)
+	}
+	for _, spec := range o.sweeps {
+		sw, err := sim.ParseSweep(spec)
+		if err != nil {
+			return nil, fmt.Errorf("-sweep: %w", err)
+		}
+		p.sweeps = append(p.sweeps, sw)
+	}
+	if p.settings, err = sim.Grid(p.bases, p.sweeps); err != nil {
+		return nil, fmt.Errorf("-sweep: %w", err)
+	}
+	if o.replay != "" && len(p.sweeps) > 0 {
+		return nil, errors.New("-replay replays one setting: give its values with -set, not -sweep")
+	}
+	p.command = o.command()
+	return p, nil
+}
+
+// command is the command line that reproduces the simulation.
+func (o *simOptions) command() string {
+	parts := []string{"go run ./cmd/simulate", "-n " + strconv.Itoa(o.episodes), "-seed " + strconv.FormatUint(o.seed, 10),
+		"-profile " + o.profiles}
+	if o.swarm {
+		parts = append(parts, "-swarm")
+	}
+	for _, s := range o.sets {
+		parts = append(parts, "-set "+s)
+	}
+	for _, s := range o.sweeps {
+		parts = append(parts, "-sweep "+s)
+	}
+	if o.prices != sim.DefaultPrices.String() {
+		parts = append(parts, "-prices "+o.prices)
+	}
+	if !o.check {
+		parts = append(parts, "-check=false")
+	}
+	return strings.Join(parts, " ")
+}
+
+func simulate(ctx context.Context, p *simPlan, o *simOptions, stdout, stderr io.Writer) int {
+	cfg := sim.Config{Settings: p.settings, Episodes: o.episodes, Seed: o.seed, Workers: o.workers, Prices: p.prices}
+	if o.check {
+		cfg.Check = sim.CheckProperties
+	}
+	var bar *progressBar
+	if o.progress && isTerminal(stderr) {
+		bar = newProgressBar(stderr)
+		cfg.Progress = bar.update
+	}
+	start := time.Now() // for the closing line only: nothing decides on it
+	res, err := sim.Run(ctx, cfg)
+	bar.done()
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return simExitFailed
+	}
+	elapsed := time.Since(start)
+	rep := &sim.Report{Command: p.command, Result: res}
+	rep.Calibration, rep.CalibrationNote = calibrate(ctx, p.settings[0], o)
+	if err := writeOutputs(rep, p, o.out, o.plots); err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return simExitFailed
+	}
+	writeBrief(stdout, res, elapsed)
+	fmt.Fprintf(stdout, "\nwrote %s (with %d plots, PNG and SVG), metrics.csv and metrics.json\n",
+		filepath.Join(o.out, "summary.md"), len(rep.Figures))
+	return simExitOK
+}
+
+// calibrate compares the first setting with the real transcripts, when
+// they are there.
+func calibrate(ctx context.Context, s sim.Setting, o *simOptions) ([]sim.CalibrationRow, string) {
+	if o.transcripts == "" || o.calibrate == 0 {
+		return nil, "Not measured (-transcripts empty or -calibrate 0)."
+	}
+	real, err := sim.ReadTranscripts(o.transcripts)
+	if err != nil {
+		return nil, fmt.Sprintf("Not measured: %v.", err)
+	}
+	simulated, err := sim.Calibrate(ctx, s, o.calibrate, o.seed, o.workers)
+	if err != nil {
+		return nil, fmt.Sprintf("Not measured: %v.", err)
+	}
+	return sim.Compare(&real, &simulated), fmt.Sprintf("%s episodes against %d transcripts (%s calls).",
+		strconv.Itoa(o.calibrate), real.Sessions, strconv.Itoa(real.Tools.N()))
+}
+
+// writeOutputs writes the plots, the summary and the metrics to dir.
+func writeOutputs(rep *sim.Report, p *simPlan, dir string, plots bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("output folder: %w", err)
+	}
+	if plots {
+		if err := writePlots(rep, p, dir); err != nil {
+			return err
+		}
+	}
+	for _, out := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{{"summary.md", rep.WriteMarkdown}, {"metrics.csv", rep.WriteCSV}, {"metrics.json", rep.WriteJSON}} {
+		if err := writeFile(filepath.Join(dir, out.name), out.write); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writePlots draws the plots into dir and lists them in rep.
+func writePlots(rep *sim.Report, p *simPlan, dir string) error {
+	res := rep.Result
+	first := res.Settings[0]
+	tls, err := sim.Samples(first)
+	if err != nil {
+		return err
+	}
+	auto := first.Setting.Policy.AutoCompact && !first.Setting.Policy.ContextCollapse
+	label := res.Labels()[0]
+	figures := []struct {
+		plot    func() ([]string, error)
+		caption string
+	}{
+		{func() ([]string, error) {
+			return sim.PlotContext(dir, label+": context over iterations, sample episodes", tls, auto)
+		}, "Context (the size of each main request) over the iterations of sample episodes of " + label +
+			", one per feature: the largest peak, an auto-compaction, a reactive compaction or overflow, API retries, a stop-hook block or truncation. " +
+			"Events are marked; the window, the blocking limit and the auto-compact threshold are drawn across."},
+		{func() ([]string, error) { return sim.PlotTokens(dir, res) },
+			"Distribution of tokens per episode (input + output of the successful requests), log scale, per setting."},
+		{func() ([]string, error) { return sim.PlotTerminals(dir, res) },
+			"Share of episodes that did not complete, by terminal, per setting."},
+	}
+	if len(p.sweeps) > 0 {
+		figures = append(figures, struct {
+			plot    func() ([]string, error)
+			caption string
+		}{func() ([]string, error) { return sim.PlotSweep(dir, res, len(p.bases), p.sweeps) },
+			"Sweep curves: mean tokens, mean cost and failure rate per episode against " + p.sweeps[0].Field + "."})
+	}
+	if len(res.Settings) > 1 {
+		figures = append(figures, struct {
+			plot    func() ([]string, error)
+			caption string
+		}{func() ([]string, error) { return sim.PlotPareto(dir, res) },
+			"Each setting's mean tokens per episode against its failure rate; the Pareto front is joined."})
+	}
+	for _, f := range figures {
+		files, err := f.plot()
+		if err != nil {
+			return err
+		}
+		if len(files) > 0 {
+			rep.Figures = append(rep.Figures, sim.Figure{File: files[0], Caption: f.caption})
+		}
+	}
+	return nil
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// writeBrief prints one line per setting.
+func writeBrief(w io.Writer, r *sim.Result, elapsed time.Duration) {
+	labels := r.Labels()
+	width := 7
+	for _, l := range labels {
+		width = max(width, len(l))
+	}
+	fmt.Fprintf(w, "%-*s  %9s  %7s  %6s  %13s  %11s  %10s\n", width, "setting", "completed", "failed", "halted", "tokens (mean)", "cost (mean)", "violations")
+	turns := int64(0)
+	for i, s := range r.Settings {
+		a := s.Aggregate
+		v := "-"
+		if r.Checked {
+			v = strconv.Itoa(a.ViolatingEpisodes)
+		}
+		fmt.Fprintf(w, "%-*s  %8.1f%%  %6.1f%%  %6d  %13.0f  %11s  %10s\n", width, labels[i], 100*a.Rate(loop.Completed),
+			100*a.FailureRate(), a.Halted, a.Mean(sim.Tokens), fmt.Sprintf("$%.2f", a.Mean(sim.CostMicroUSD)/1e6), v)
+		turns += a.Sum[sim.Turns]
+	}
+	fmt.Fprintf(w, "\n%d episodes, %d turns in %.1f s (%.0f turns/s)\n", r.Episodes*len(r.Settings), turns,
+		elapsed.Seconds(), float64(turns)/elapsed.Seconds())
+}
+
+// writeFields lists what -set and -sweep accept.
+func writeFields(w io.Writer) {
+	fmt.Fprintln(w, "Policy fields (see loop/policy.go):")
+	for _, f := range loop.PolicyFields() {
+		fmt.Fprintln(w, "  "+f)
+	}
+	fmt.Fprintln(w, "\nWorkload parameters (see fakemodel/workload.go):")
+	for _, f := range fakemodel.WorkloadFields() {
+		fmt.Fprintln(w, "  workload."+f)
+	}
+	fmt.Fprintln(w, "\nOthers:\n  model.context_window\n  model.max_output_tokens\n  fallback (true: a fallback model the size of the primary)\n  iteration_limit")
+}
+
+// replayEpisode plays one episode again and prints its trace.
+func replayEpisode(p *simPlan, o *simOptions, stdout, stderr io.Writer) int {
+	seed, err := strconv.ParseUint(o.replay, 0, 64)
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: -replay %q is not a seed (decimal, or hex with 0x)\n", o.replay)
+		return simExitBadInput
+	}
+	s := p.settings[0]
+	res, initial, err := sim.Replay(s, seed)
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return simExitFailed
+	}
+	if o.json {
+		err = res.Trace.WriteJSONL(stdout)
+	} else {
+		err = loop.WriteReadable(stdout, res.Trace)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return simExitFailed
+	}
+	if o.json {
+		return simExitOK
+	}
+	end := string(res.Terminal)
+	if res.Halted {
+		end = "halted by the iteration limit"
+	}
+	fmt.Fprintf(stdout, "\n%s, episode seed %#x: %s after %d iterations, %d requests\n", s.Name, seed, end, res.Stats.Iterations, res.Stats.Requests)
+	if o.check {
+		for _, v := range sim.CheckProperties(&s, initial, res) {
+			fmt.Fprintf(stdout, "violation: %s at event %d: %s\n", v.Invariant, v.Event, v.Detail)
+		}
+	}
+	return simExitOK
+}

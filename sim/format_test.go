@@ -1,0 +1,31 @@
+package sim
+
+import "testing"
+
+func TestFormats(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{thousands(0), "0"},
+		{thousands(999), "999"},
+		{thousands(1_234_567), "1,234,567"},
+		{thousands(-12_345), "-12,345"},
+		{tokens(523), "523"},
+		{tokens(9_999), "9,999"},
+		{tokens(23_807), "23.8k"},
+		{tokens(167_000), "167k"},
+		{tokens(2_326_056), "2.33M"},
+		{tokens(99_846_027), "99.8M"},
+		{percent(0.0189), "1.9%"},
+		{usd(1_158_331), "$1.16"},
+		{usd(42_000), "$0.042"},
+		{humanCount(0), "0"},
+		{humanCount(500), "500"},
+		{humanCount(0.05), "0.05"},
+		{humanCount(50_000), "50k"},
+		{humanCount(167_000), "167k"},
+		{humanCount(1_500_000), "1.5M"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package sim
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// saveFigure draws a figure of w by h with paint and writes it to dir as
+// name.png and name.svg. It returns the two file names.
+func saveFigure(dir, name string, w, h vg.Length, paint func(dc draw.Canvas)) ([]string, error) {
+	var files []string
+	for _, format := range []string{"png", "svg"} {
+		c, err := draw.NewFormattedCanvas(w, h, format)
+		if err != nil {
+			return nil, fmt.Errorf("plot %s: %w", name, err)
+		}
+		dc := draw.New(c)
+		dc.SetColor(color.White)
+		dc.Fill(dc.Rectangle.Path())
+		paint(dc)
+		file := name + "." + format
+		if err := writeTo(filepath.Join(dir, file), c); err != nil {
+			return nil, fmt.Errorf("plot %s: %w", name, err)
+		}
+		files = append(files, file)
+	}
+	return files, nil
+}
+
+func writeTo(path string, c vg.CanvasWriterTo) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// newPlot is a plot with the figures' common style.
+func newPlot(title, xLabel, yLabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = vg.Points(11)
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font.Size = vg.Points(10)
+		a.Tick.Label.Font.Size = vg.Points(9)
+	}
+	p.Legend.TextStyle.Font.Size = vg.Points(9)
+	return p
+}
+
+// countTicks labels an axis of counts (tokens, dollars' worth of them)
+// 0, 500, 50k, 1.5M; on a log scale, at powers of ten and their halves.
+type countTicks struct {
+	log bool
+	// prefix and suffix decorate each label ("$", "%").
+	prefix, suffix string
+}
+
+// Ticks implements plot.Ticker.
+func (t countTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	if t.log {
+		for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
+			for _, m := range []float64{1, 2, 5} {
+				v := m * math.Pow(10, e)
+				if v < lo || v > hi {
+					continue
+				}
+				ts = append(ts, plot.Tick{Value: v, Label: t.prefix + humanCount(v) + t.suffix})
+			}
+		}
+		if len(ts) >= 2 {
+			return ts
+		}
+		ts = nil
+	}
+	for _, x := range (plot.DefaultTicks{}).Ticks(lo, hi) {
+		if x.Label != "" {
+			x.Label = t.prefix + humanCount(x.Value) + t.suffix
+		}
+		ts = append(ts, x)
+	}
+	return ts
+}
+
+// humanCount writes v with k and M for thousands and millions, and at
+// most three significant digits below a thousand.
+func humanCount(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'f', -1, 64) + "M"
+	case a >= 1e3:
+		return strconv.FormatFloat(math.Round(v/100)/10, 'f', -1, 64) + "k"
+	case a == 0:
+		return "0"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// palette is the figures' colours (Tableau 10), in order.
+var palette = []color.Color{
+	color.RGBA{31, 119, 180, 255}, color.RGBA{255, 127, 14, 255}, color.RGBA{44, 160, 44, 255},
+	color.RGBA{214, 39, 40, 255}, color.RGBA{148, 103, 189, 255}, color.RGBA{140, 86, 75, 255},
+	color.RGBA{227, 119, 194, 255}, color.RGBA{127, 127, 127, 255}, color.RGBA{188, 189, 34, 255},
+	color.RGBA{23, 190, 207, 255},
+}
+
+func colorOf(i int) color.Color { return palette[i%len(palette)] }
+
+// ShortLabels names each setting by what sets it apart: the profile if
+// the settings have several, and the overrides not common to all.
+func ShortLabels(settings []Setting) []string {
+	profiles := map[string]bool{}
+	count := map[string]int{}
+	for _, s := range settings {
+		profiles[s.Profile()] = true
+		for _, p := range s.Params {
+			count[p.String()]++
+		}
+	}
+	out := make([]string, len(settings))
+	for i, s := range settings {
+		var parts []string
+		if len(profiles) > 1 {
+			parts = append(parts, s.Profile())
+		}
+		for _, p := range s.Params {
+			if count[p.String()] < len(settings) {
+				parts = append(parts, p.String())
+			}
+		}
+		if len(parts) == 0 {
+			parts = []string{s.Profile()}
+		}
+		out[i] = strings.Join(parts, " ")
+	}
+	return out
+}

@@ -1,0 +1,119 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// PlotSweep draws the sweep curves of a result whose settings are
+// Grid(bases, sweeps) for len(sweeps) of 1 or 2: against the first
+// sweep's values, mean tokens per episode, mean cost per episode and the
+// failure rate, one curve per base and value of the second sweep. It
+// writes dir/sweep.png and .svg.
+func PlotSweep(dir string, r *Result, bases int, sweeps []Sweep) ([]string, error) {
+	if len(sweeps) == 0 || len(sweeps) > 2 {
+		return nil, fmt.Errorf("plot sweep: %d sweeps, want 1 or 2", len(sweeps))
+	}
+	n1, n2 := len(sweeps[0].Values), 1
+	if len(sweeps) == 2 {
+		n2 = len(sweeps[1].Values)
+	}
+	if bases*n1*n2 != len(r.Settings) {
+		return nil, fmt.Errorf("plot sweep: %d settings are not %d bases x %d x %d values", len(r.Settings), bases, n1, n2)
+	}
+	xs, numeric := sweepPositions(sweeps[0].Values)
+	panels := []struct {
+		title, unit string
+		get         func(a *Aggregate) float64
+		ticks       plot.Ticker
+	}{
+		{"mean tokens per episode", "tokens", func(a *Aggregate) float64 { return a.Mean(Tokens) }, countTicks{}},
+		{"mean cost per episode", "USD", func(a *Aggregate) float64 { return a.Mean(CostMicroUSD) / 1e6 }, countTicks{prefix: "$"}},
+		{"failure rate", "% of episodes", func(a *Aggregate) float64 { return 100 * a.FailureRate() }, countTicks{suffix: "%"}},
+	}
+	plots := make([]*plot.Plot, len(panels))
+	for pi, panel := range panels {
+		p := newPlot(panel.title, sweeps[0].Field, panel.unit)
+		p.Y.Tick.Marker = panel.ticks
+		p.Y.Min = 0
+		if numeric {
+			p.X.Tick.Marker = countTicks{}
+		} else {
+			p.NominalX(sweeps[0].Values...)
+		}
+		for b := range bases {
+			for v2 := range n2 {
+				curve := b*n2 + v2
+				xys := make(plotter.XYs, n1)
+				for v1 := range n1 {
+					sr := r.Settings[(b*n1+v1)*n2+v2]
+					xys[v1] = plotter.XY{X: xs[v1], Y: panel.get(sr.Aggregate)}
+				}
+				ln, pts, err := plotter.NewLinePoints(xys)
+				if err != nil {
+					return nil, err
+				}
+				ln.Color, ln.Width = colorOf(curve), vg.Points(1.5)
+				pts.Color, pts.Shape = colorOf(curve), draw.CircleGlyph{}
+				p.Add(ln, pts)
+				if pi == 0 {
+					p.Legend.Add(curveLabel(r, b, n1, n2, v2, sweeps), ln, pts)
+				}
+			}
+		}
+		plots[pi] = p
+	}
+	legend := plots[0].Legend
+	legend.Top, legend.Left = true, true
+	legend.YOffs = -vg.Points(20)
+	tiles := draw.Tiles{Rows: 1, Cols: len(panels), PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6),
+		PadRight: vg.Points(10), PadX: vg.Points(18)}
+	longest := 0
+	for b := range bases {
+		for v2 := range n2 {
+			longest = max(longest, len(curveLabel(r, b, n1, n2, v2, sweeps)))
+		}
+	}
+	legendWidth := vg.Points(50 + 5*float64(longest))
+	return saveFigure(dir, "sweep", vg.Inch*14+legendWidth, vg.Inch*5, func(dc draw.Canvas) {
+		area := draw.Crop(dc, 0, -legendWidth, 0, 0)
+		for i, p := range plots {
+			p.Legend = plot.NewLegend()
+			p.Draw(tiles.At(area, i, 0))
+		}
+		legend.Draw(draw.Crop(dc, dc.Max.X-dc.Min.X-legendWidth+vg.Points(10), 0, 0, 0))
+	})
+}
+
+// sweepPositions places a sweep's values on the x axis: at their values
+// when all are numbers, else at 0, 1, 2...
+func sweepPositions(values []string) ([]float64, bool) {
+	xs := make([]float64, len(values))
+	for i, v := range values {
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			for i := range xs {
+				xs[i] = float64(i)
+			}
+			return xs, false
+		}
+		xs[i] = x
+	}
+	return xs, true
+}
+
+// curveLabel names curve (base b, second sweep value v2).
+func curveLabel(r *Result, b, n1, n2, v2 int, sweeps []Sweep) string {
+	s := r.Settings[b*n1*n2].Setting
+	parts := []string{s.Profile()}
+	if len(sweeps) == 2 {
+		parts = append(parts, sweeps[1].Field+"="+sweeps[1].Values[v2])
+	}
+	return strings.Join(parts, " ")
+}

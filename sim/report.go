@@ -1,0 +1,324 @@
+package sim
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/loopsim/loopsim/loop"
+)
+
+// Figure is a plot in a report: its PNG file and what it shows.
+type Figure struct {
+	File    string `json:"file"`
+	Caption string `json:"caption"`
+}
+
+// Report is what a simulation's summary shows.
+type Report struct {
+	// Command is the command line that reproduces the simulation.
+	Command string
+	// Result is the simulation.
+	Result *Result
+	// Calibration compares the first setting with the real transcripts;
+	// empty when not measured, CalibrationNote then says why.
+	Calibration     []CalibrationRow
+	CalibrationNote string
+	// Figures are the plots, in the order shown.
+	Figures []Figure
+}
+
+// WriteMarkdown writes the summary as Markdown. It holds nothing that
+// varies between two runs of the same simulation (no times, no paths
+// outside the output folder), so it can be compared as a whole.
+func (rep *Report) WriteMarkdown(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	md := &markdown{w: bw}
+	r := rep.Result
+	labels := r.Labels()
+	first := r.Settings[0].Setting
+
+	md.line("# loopsim simulation")
+	md.line("")
+	md.linef("    %s", rep.Command)
+	md.line("")
+	checked := "not checked (-check=false)"
+	if r.Checked {
+		checked = "checked on every episode"
+	}
+	md.linef("%s episodes per setting, %d settings, root seed %d. Model %s: window %s tokens, max output %s. "+
+		"Prices per million tokens: input $%g, cache write $%g, cache read $%g, output $%g. Invariants %s.",
+		thousands(int64(r.Episodes)), len(r.Settings), r.Seed, first.Model.Name, thousands(int64(first.Model.ContextWindow)),
+		thousands(int64(first.Model.MaxOutputTokens)), r.Prices.Input, r.Prices.CacheWrite, r.Prices.CacheRead, r.Prices.Output, checked)
+	md.line("")
+	if first.Workload.Swarm {
+		md.line("Swarm mode: each episode draws its own fault probabilities around the configured ones.")
+		md.line("")
+	}
+	md.line("A failure is an episode that halted or ended in " + joinTerminals(FailureTerminals) +
+		"; the other terminals end where the user, a hook or the turn cap said.")
+	md.line("")
+
+	md.line("## Outcomes")
+	md.line("")
+	md.table([]string{"setting", "completed", "failed", "halted", "most frequent failures"}, len(r.Settings), func(i int) []string {
+		a := r.Settings[i].Aggregate
+		return []string{labels[i], percent(a.Rate(loop.Completed)), percent(a.FailureRate()), thousands(int64(a.Halted)), topFailures(a, 3)}
+	})
+
+	md.line("## Tokens and cost per episode")
+	md.line("")
+	md.line("Tokens are input (cached or not) plus output of the successful requests; wasted tokens are the input of failed requests and the output of replies the loop dropped.")
+	md.line("")
+	md.table([]string{"setting", "turns (mean)", "tokens (mean)", "p50", "p90", "p99", "wasted (mean)", "peak context p99", "cost (mean)", "cost p90"},
+		len(r.Settings), func(i int) []string {
+			a := r.Settings[i].Aggregate
+			return []string{labels[i], decimal(a.Mean(Turns)), tokens(a.Mean(Tokens)), tokens(float64(a.Quantile(Tokens, 0.5))),
+				tokens(float64(a.Quantile(Tokens, 0.9))), tokens(float64(a.Quantile(Tokens, 0.99))), tokens(a.Mean(WastedTokens)),
+				tokens(float64(a.Quantile(PeakContext, 0.99))), usd(a.Mean(CostMicroUSD)), usd(float64(a.Quantile(CostMicroUSD, 0.9)))}
+		})
+
+	md.line("## Context management and recovery, per 100 episodes")
+	md.line("")
+	per100 := []Metric{AutoCompactions, ReactiveCompactions, CompactionFailures, Collapses, Snips, Microcompactions,
+		Recoveries, Escalations, StopHookBlocks, Retries, Fallbacks}
+	head := []string{"setting"}
+	for _, m := range per100 {
+		head = append(head, m.String())
+	}
+	head = append(head, "retry time (mean)")
+	md.table(head, len(r.Settings), func(i int) []string {
+		a := r.Settings[i].Aggregate
+		row := []string{labels[i]}
+		for _, m := range per100 {
+			row = append(row, decimal(100*a.Mean(m)))
+		}
+		return append(row, fmt.Sprintf("%.1f s", a.Mean(RetryTimeMS)/1000))
+	})
+
+	md.line("## Terminals")
+	md.line("")
+	var seen []loop.Terminal
+	for _, t := range loop.Terminals {
+		for _, s := range r.Settings {
+			if s.Aggregate.Terminals[t] > 0 {
+				seen = append(seen, t)
+				break
+			}
+		}
+	}
+	head = []string{"setting"}
+	for _, t := range seen {
+		head = append(head, string(t))
+	}
+	md.table(append(head, "halted"), len(r.Settings), func(i int) []string {
+		a := r.Settings[i].Aggregate
+		row := []string{labels[i]}
+		for _, t := range seen {
+			row = append(row, thousands(int64(a.Terminals[t])))
+		}
+		return append(row, thousands(int64(a.Halted)))
+	})
+
+	if len(r.Settings) > 1 {
+		md.line("## Pareto front: tokens against failures")
+		md.line("")
+		md.line("The settings no other setting beats on both mean tokens per episode and failure rate:")
+		md.line("")
+		for i, on := range r.ParetoFront() {
+			if on {
+				a := r.Settings[i].Aggregate
+				md.linef("- %s: %s tokens per episode, %s failures", labels[i], tokens(a.Mean(Tokens)), percent(a.FailureRate()))
+			}
+		}
+		md.line("")
+	}
+
+	rep.writeChecks(md, labels)
+
+	md.line("## Calibration against the real transcripts")
+	md.line("")
+	if len(rep.Calibration) == 0 {
+		md.line(rep.CalibrationNote)
+		md.line("")
+	} else {
+		md.linef("The first setting (%s) measured as the transcripts are: per successful main request, one user prompt per episode. %s",
+			labels[0], rep.CalibrationNote)
+		md.line("")
+		md.table([]string{"figure", "README", "real (measured)", "simulated", "difference", "tolerance", "within"}, len(rep.Calibration), func(i int) []string {
+			c := rep.Calibration[i]
+			ok := "yes"
+			if !c.OK {
+				ok = "**no**"
+			}
+			return []string{c.Figure, c.Published, calFigure(c.Real), calFigure(c.Simulated), fmt.Sprintf("%+.1f%%", 100*c.Diff()),
+				fmt.Sprintf("±%.0f%%", 100*c.Tolerance), ok}
+		})
+	}
+
+	if len(rep.Figures) > 0 {
+		md.line("## Plots")
+		md.line("")
+		for _, f := range rep.Figures {
+			md.linef("![%s](%s)", f.Caption, f.File)
+			md.line("")
+			md.line(f.Caption)
+			md.line("")
+		}
+	}
+	return bw.Flush()
+}
+
+// writeChecks writes the safety and liveness sections.
+func (rep *Report) writeChecks(md *markdown, labels []string) {
+	r := rep.Result
+	md.line("## Safety: invariants")
+	md.line("")
+	if !r.Checked {
+		md.line("Not checked (run with -check to check every episode against the invariants of SPEC §5).")
+		md.line("")
+	} else {
+		any := false
+		for i, s := range r.Settings {
+			a := s.Aggregate
+			for _, inv := range a.InvariantNames() {
+				if inv == LivenessInvariant {
+					continue
+				}
+				any = true
+				md.linef("- %s: **%s** broken %s times", labels[i], inv, thousands(int64(a.Violations[inv])))
+			}
+		}
+		if !any {
+			md.line("No episode broke a safety invariant.")
+		}
+		md.line("")
+		rep.writeExamples(md, labels, false)
+	}
+
+	md.line("## Liveness: termination")
+	md.line("")
+	md.table([]string{"setting", "halted (iteration limit)", "termination violations", "most iterations"}, len(r.Settings), func(i int) []string {
+		a := r.Settings[i].Aggregate
+		v := "not checked"
+		if r.Checked {
+			v = thousands(int64(a.Violations[LivenessInvariant]))
+		}
+		return []string{labels[i], thousands(int64(a.Halted)), v, thousands(a.Max[Iterations])}
+	})
+	if r.Checked {
+		rep.writeExamples(md, labels, true)
+	}
+}
+
+// writeExamples lists the first violating episodes of each setting, with
+// the command that replays each.
+func (rep *Report) writeExamples(md *markdown, labels []string, liveness bool) {
+	for i, s := range rep.Result.Settings {
+		shown := 0
+		for _, ep := range s.Aggregate.Examples {
+			for _, v := range ep.Violations {
+				if v.Liveness() != liveness || shown >= 3 {
+					continue
+				}
+				if shown == 0 {
+					md.linef("First episodes of %s:", labels[i])
+					md.line("")
+				}
+				shown++
+				md.linef("- episode %d (%s): %s: %s", ep.Index, terminalOf(&ep), v.Invariant, v.Detail)
+				md.linef("  replay: `go run ./cmd/simulate %s -replay %#x`", s.Setting.ReplayFlags(), ep.Seed)
+			}
+		}
+		if shown > 0 {
+			md.line("")
+		}
+	}
+}
+
+func terminalOf(ep *Episode) string {
+	if ep.Halted {
+		return "halted"
+	}
+	return string(ep.Terminal)
+}
+
+// topFailures names the n most frequent failure terminals with counts.
+func topFailures(a *Aggregate, n int) string {
+	type tc struct {
+		t string
+		n int
+	}
+	var all []tc
+	for _, t := range FailureTerminals {
+		if c := a.Terminals[t]; c > 0 {
+			all = append(all, tc{string(t), c})
+		}
+	}
+	if a.Halted > 0 {
+		all = append(all, tc{"halted", a.Halted})
+	}
+	// stable: by count, then by the fixed order above
+	for i := 1; i < len(all); i++ {
+		for j := i; j > 0 && all[j].n > all[j-1].n; j-- {
+			all[j], all[j-1] = all[j-1], all[j]
+		}
+	}
+	var parts []string
+	for _, x := range all[:min(n, len(all))] {
+		parts = append(parts, fmt.Sprintf("%s %s", x.t, thousands(int64(x.n))))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func joinTerminals(ts []loop.Terminal) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = string(t)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func calFigure(x float64) string {
+	if x < 100 {
+		return fmt.Sprintf("%.2f", x)
+	}
+	return thousands(int64(x + 0.5))
+}
+
+// markdown writes lines and tables, keeping the first write error.
+type markdown struct {
+	w *bufio.Writer
+}
+
+func (m *markdown) line(s string) {
+	m.w.WriteString(s)
+	m.w.WriteByte('\n')
+}
+
+func (m *markdown) linef(format string, args ...any) { m.line(fmt.Sprintf(format, args...)) }
+
+// table writes a table of n rows.
+func (m *markdown) table(head []string, n int, row func(i int) []string) {
+	m.line("| " + strings.Join(head, " | ") + " |")
+	sep := make([]string, len(head))
+	for i := range sep {
+		sep[i] = "---"
+		if i > 0 {
+			sep[i] = "---:"
+		}
+	}
+	m.line("|" + strings.Join(sep, "|") + "|")
+	for i := range n {
+		cells := row(i)
+		for j, c := range cells {
+			cells[j] = strings.ReplaceAll(c, "|", `\|`)
+		}
+		m.line("| " + strings.Join(cells, " | ") + " |")
+	}
+	m.line("")
+}

@@ -1,0 +1,104 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Sweep varies one field (as [Setting.With] names it) over values.
+type Sweep struct {
+	Field  string   `json:"field"`
+	Values []string `json:"values"`
+}
+
+// maxSweepValues caps the values of one sweep.
+const maxSweepValues = 100
+
+// ParseSweep reads "field=v1,v2,v3" or "field=from:to:step" (from, to
+// and step integers or decimals, to included when the steps reach it).
+func ParseSweep(spec string) (Sweep, error) {
+	field, values, ok := strings.Cut(spec, "=")
+	field, values = strings.TrimSpace(field), strings.TrimSpace(values)
+	if !ok || field == "" || values == "" {
+		return Sweep{}, fmt.Errorf("sweep %q: want field=v1,v2,... or field=from:to:step", spec)
+	}
+	s := Sweep{Field: field}
+	if strings.Count(values, ":") == 2 && !strings.Contains(values, ",") {
+		vs, err := expandRange(values)
+		if err != nil {
+			return Sweep{}, fmt.Errorf("sweep %s: %w", field, err)
+		}
+		s.Values = vs
+		return s, nil
+	}
+	for _, v := range strings.Split(values, ",") {
+		if v = strings.TrimSpace(v); v == "" {
+			return Sweep{}, fmt.Errorf("sweep %s: empty value in %q", field, values)
+		}
+		s.Values = append(s.Values, v)
+	}
+	if len(s.Values) > maxSweepValues {
+		return Sweep{}, fmt.Errorf("sweep %s: %d values, at most %d", field, len(s.Values), maxSweepValues)
+	}
+	return s, nil
+}
+
+// expandRange expands "from:to:step".
+func expandRange(r string) ([]string, error) {
+	parts := strings.Split(r, ":")
+	var x [3]float64
+	decimals := 0
+	for i, p := range parts {
+		p = strings.ReplaceAll(strings.TrimSpace(p), "_", "")
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil {
+			return nil, fmt.Errorf("range %q: %q is not a number", r, p)
+		}
+		x[i] = v
+		if _, frac, ok := strings.Cut(p, "."); ok {
+			decimals = max(decimals, len(frac))
+		}
+	}
+	from, to, step := x[0], x[1], x[2]
+	if step <= 0 || to < from {
+		return nil, fmt.Errorf("range %q: want from <= to and a positive step", r)
+	}
+	n := int((to-from)/step+1e-9) + 1
+	if n > maxSweepValues {
+		return nil, fmt.Errorf("range %q: %d values, at most %d", r, n, maxSweepValues)
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = strconv.FormatFloat(from+float64(i)*step, 'f', decimals, 64)
+	}
+	return out, nil
+}
+
+// maxSettings caps the settings of one simulation.
+const maxSettings = 400
+
+// Grid is every combination of bases (one per profile, say) and the
+// sweeps' values: bases outermost, then the first sweep, then the
+// second. Each setting gets its values by [Setting.With], so a bad field
+// or value is an error here, before anything runs.
+func Grid(bases []Setting, sweeps []Sweep) ([]Setting, error) {
+	out := bases
+	for _, sw := range sweeps {
+		var next []Setting
+		for _, s := range out {
+			for _, v := range sw.Values {
+				t, err := s.With(sw.Field, v)
+				if err != nil {
+					return nil, fmt.Errorf("sweep: %w", err)
+				}
+				next = append(next, t)
+			}
+		}
+		out = next
+		if len(out) > maxSettings {
+			return nil, fmt.Errorf("sweep: %d settings, at most %d", len(out), maxSettings)
+		}
+	}
+	return out, nil
+}
