@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"context"
 	"fmt"
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/loopsim/loopsim/fakemodel"
@@ -54,5 +57,48 @@ func BenchmarkTurnLength(b *testing.B) {
 				benchEpisodes(b, s, nil)
 			})
 		}
+	}
+}
+
+// BenchmarkMemory is the heap of a simulation of 10^4 and of 10^6
+// episodes (one-reply sessions, no faults, invariants checked): its peak
+// while running (sampled every 2,048 episodes) and what the result keeps
+// alive. Both flat if aggregation streams. Run it with -benchtime=1x.
+func BenchmarkMemory(b *testing.B) {
+	for _, n := range []int{10_000, 1_000_000} {
+		b.Run(fmt.Sprintf("episodes=%d", n), func(b *testing.B) {
+			s := mustSetting(b, "claude-code")
+			s.Workload.Faults = fakemodel.Faults{}
+			s.Workload.Replies = fakemodel.LogNormal{Median: 1, Min: 1, Max: 1}
+			var mu sync.Mutex
+			var peak, live uint64
+			sample := func() {
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				mu.Lock()
+				peak = max(peak, m.HeapInuse)
+				mu.Unlock()
+			}
+			for b.Loop() {
+				runtime.GC()
+				res, err := Run(context.Background(), Config{Settings: []Setting{s}, Episodes: n, Seed: 1, Prices: DefaultPrices,
+					Check: CheckProperties, Progress: func(done, _ int) {
+						if done%2048 == 0 {
+							sample()
+						}
+					}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				runtime.GC()
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				live = max(live, m.HeapAlloc)
+				runtime.KeepAlive(res)
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+			b.ReportMetric(float64(live)/(1<<20), "live-heap-MB")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n*b.N), "ns/episode")
+		})
 	}
 }

@@ -25,9 +25,10 @@ func thousands(n int64) string {
 	return b.String()
 }
 
-// tokens writes a token count for a table: exact below 10,000, else with
-// three significant digits and k or M.
-func tokens(v float64) string {
+// FormatTokens writes a token count as the summary's tables do: exact
+// below 10,000, else with three significant digits and k or M (23.8k,
+// 2.33M).
+func FormatTokens(v float64) string {
 	a := math.Abs(v)
 	switch {
 	case a < 10_000:

@@ -37,8 +37,8 @@ var markStyles = [numMarkKinds]draw.GlyphStyle{
 // PlotContext draws each timeline in a tile of its own (context tokens
 // over iterations, the events marked, the window, the blocking limit and
 // the auto-compact threshold drawn across) with a legend in the last
-// tile, and writes dir/context.png and .svg.
-func PlotContext(dir, title string, tls []Timeline, autoCompact bool) ([]string, error) {
+// tile, and writes dir/name.png and .svg.
+func PlotContext(dir, name, title string, tls []Timeline, autoCompact bool) ([]string, error) {
 	if len(tls) == 0 {
 		return nil, nil
 	}
@@ -59,7 +59,7 @@ func PlotContext(dir, title string, tls []Timeline, autoCompact bool) ([]string,
 		plots = append(plots, p)
 	}
 	w, h := vg.Inch*14, vg.Inch*4.2*vg.Length(rows)
-	return saveFigure(dir, "context", w, h, func(dc draw.Canvas) {
+	return saveFigure(dir, name, w, h, func(dc draw.Canvas) {
 		dc.FillText(draw.TextStyle{Color: color.Black, Font: plot.New().Title.TextStyle.Font, XAlign: draw.XCenter, YAlign: draw.YTop,
 			Handler: plot.New().TextHandler}, vg.Point{X: w / 2, Y: h - vg.Points(6)}, title)
 		for i, p := range plots {

@@ -32,7 +32,7 @@ func TestPlots(t *testing.T) {
 	dir := t.TempDir()
 	var files []string
 	for _, plot := range []func() ([]string, error){
-		func() ([]string, error) { return PlotContext(dir, "context", tls, true) },
+		func() ([]string, error) { return PlotContext(dir, "context", "context", tls, true) },
 		func() ([]string, error) { return PlotTokens(dir, res) },
 		func() ([]string, error) { return PlotTerminals(dir, res) },
 		func() ([]string, error) { return PlotSweep(dir, res, len(bases), []Sweep{sw}) },

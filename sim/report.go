@@ -74,9 +74,9 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	md.table([]string{"setting", "turns (mean)", "tokens (mean)", "p50", "p90", "p99", "wasted (mean)", "peak context p99", "cost (mean)", "cost p90"},
 		len(r.Settings), func(i int) []string {
 			a := r.Settings[i].Aggregate
-			return []string{labels[i], decimal(a.Mean(Turns)), tokens(a.Mean(Tokens)), tokens(float64(a.Quantile(Tokens, 0.5))),
-				tokens(float64(a.Quantile(Tokens, 0.9))), tokens(float64(a.Quantile(Tokens, 0.99))), tokens(a.Mean(WastedTokens)),
-				tokens(float64(a.Quantile(PeakContext, 0.99))), usd(a.Mean(CostMicroUSD)), usd(float64(a.Quantile(CostMicroUSD, 0.9)))}
+			return []string{labels[i], decimal(a.Mean(Turns)), FormatTokens(a.Mean(Tokens)), FormatTokens(float64(a.Quantile(Tokens, 0.5))),
+				FormatTokens(float64(a.Quantile(Tokens, 0.9))), FormatTokens(float64(a.Quantile(Tokens, 0.99))), FormatTokens(a.Mean(WastedTokens)),
+				FormatTokens(float64(a.Quantile(PeakContext, 0.99))), usd(a.Mean(CostMicroUSD)), usd(float64(a.Quantile(CostMicroUSD, 0.9)))}
 		})
 
 	md.line("## Context management and recovery, per 100 episodes")
@@ -129,7 +129,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		for i, on := range r.ParetoFront() {
 			if on {
 				a := r.Settings[i].Aggregate
-				md.linef("- %s: %s tokens per episode, %s failures", labels[i], tokens(a.Mean(Tokens)), percent(a.FailureRate()))
+				md.linef("- %s: %s tokens per episode, %s failures", labels[i], FormatTokens(a.Mean(Tokens)), percent(a.FailureRate()))
 			}
 		}
 		md.line("")

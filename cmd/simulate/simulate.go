@@ -290,42 +290,49 @@ func writeOutputs(rep *sim.Report, p *simPlan, dir string, plots bool) error {
 	return nil
 }
 
+// maxContextPlots caps the context plots: one per profile compared.
+const maxContextPlots = 4
+
 // writePlots draws the plots into dir and lists them in rep.
 func writePlots(rep *sim.Report, p *simPlan, dir string) error {
 	res := rep.Result
-	first := res.Settings[0]
-	tls, err := sim.Samples(first)
-	if err != nil {
-		return err
-	}
-	auto := first.Setting.Policy.AutoCompact && !first.Setting.Policy.ContextCollapse
-	label := res.Labels()[0]
-	figures := []struct {
+	labels := res.Labels()
+	type figure struct {
 		plot    func() ([]string, error)
 		caption string
-	}{
-		{func() ([]string, error) {
-			return sim.PlotContext(dir, label+": context over iterations, sample episodes", tls, auto)
-		}, "Context (the size of each main request) over the iterations of sample episodes of " + label +
+	}
+	var figures []figure
+	// one context plot per profile: the first setting of each base
+	for b := range min(len(p.bases), maxContextPlots) {
+		i := b * len(res.Settings) / len(p.bases)
+		sr := res.Settings[i]
+		tls, err := sim.Samples(sr)
+		if err != nil {
+			return err
+		}
+		name := "context"
+		if b > 0 {
+			name += "-" + sr.Setting.Profile()
+		}
+		auto := sr.Setting.Policy.AutoCompact && !sr.Setting.Policy.ContextCollapse
+		figures = append(figures, figure{func() ([]string, error) {
+			return sim.PlotContext(dir, name, labels[i]+": context over iterations, sample episodes", tls, auto)
+		}, "Context (the size of each main request) over the iterations of sample episodes of " + labels[i] +
 			", one per feature: the largest peak, an auto-compaction, a reactive compaction or overflow, API retries, a stop-hook block or truncation. " +
-			"Events are marked; the window, the blocking limit and the auto-compact threshold are drawn across."},
+			"Events are marked; the window and the blocking limit (and the auto-compact threshold where auto-compact acts) are drawn across."})
+	}
+	figures = append(figures, []figure{
 		{func() ([]string, error) { return sim.PlotTokens(dir, res) },
 			"Distribution of tokens per episode (input + output of the successful requests), log scale, per setting."},
 		{func() ([]string, error) { return sim.PlotTerminals(dir, res) },
 			"Share of episodes that did not complete, by terminal, per setting."},
-	}
+	}...)
 	if len(p.sweeps) > 0 {
-		figures = append(figures, struct {
-			plot    func() ([]string, error)
-			caption string
-		}{func() ([]string, error) { return sim.PlotSweep(dir, res, len(p.bases), p.sweeps) },
+		figures = append(figures, figure{func() ([]string, error) { return sim.PlotSweep(dir, res, len(p.bases), p.sweeps) },
 			"Sweep curves: mean tokens, mean cost and failure rate per episode against " + p.sweeps[0].Field + "."})
 	}
 	if len(res.Settings) > 1 {
-		figures = append(figures, struct {
-			plot    func() ([]string, error)
-			caption string
-		}{func() ([]string, error) { return sim.PlotPareto(dir, res) },
+		figures = append(figures, figure{func() ([]string, error) { return sim.PlotPareto(dir, res) },
 			"Each setting's mean tokens per episode against its failure rate; the Pareto front is joined."})
 	}
 	for _, f := range figures {
@@ -359,7 +366,7 @@ func writeBrief(w io.Writer, r *sim.Result, elapsed time.Duration) {
 	for _, l := range labels {
 		width = max(width, len(l))
 	}
-	fmt.Fprintf(w, "%-*s  %9s  %7s  %6s  %13s  %11s  %10s\n", width, "setting", "completed", "failed", "halted", "tokens (mean)", "cost (mean)", "violations")
+	fmt.Fprintf(w, "%-*s  %9s  %7s  %6s  %13s  %11s  %10s\n", width, "setting", "completed", "failed", "halted", "tokens (mean)", "cost (mean)", "violating")
 	turns := int64(0)
 	for i, s := range r.Settings {
 		a := s.Aggregate
@@ -367,8 +374,8 @@ func writeBrief(w io.Writer, r *sim.Result, elapsed time.Duration) {
 		if r.Checked {
 			v = strconv.Itoa(a.ViolatingEpisodes)
 		}
-		fmt.Fprintf(w, "%-*s  %8.1f%%  %6.1f%%  %6d  %13.0f  %11s  %10s\n", width, labels[i], 100*a.Rate(loop.Completed),
-			100*a.FailureRate(), a.Halted, a.Mean(sim.Tokens), fmt.Sprintf("$%.2f", a.Mean(sim.CostMicroUSD)/1e6), v)
+		fmt.Fprintf(w, "%-*s  %8.1f%%  %6.1f%%  %6d  %13s  %11s  %10s\n", width, labels[i], 100*a.Rate(loop.Completed),
+			100*a.FailureRate(), a.Halted, sim.FormatTokens(a.Mean(sim.Tokens)), fmt.Sprintf("$%.2f", a.Mean(sim.CostMicroUSD)/1e6), v)
 		turns += a.Sum[sim.Turns]
 	}
 	fmt.Fprintf(w, "\n%d episodes, %d turns in %.1f s (%.0f turns/s)\n", r.Episodes*len(r.Settings), turns,
