@@ -114,13 +114,6 @@ func (e *Episode) Initial() []loop.Message {
 		Blocks: []loop.Block{{Type: loop.BlockText, Text: "Implement the next issue of the project; run the tests."}}}}
 }
 
-// Faults returns the episode's fault probabilities (drawn in swarm mode).
-func (e *Episode) Faults() Faults { return e.faults }
-
-// PlannedReplies is the number of main replies the session planned before
-// anything (a stop hook) added to it.
-func (e *Episode) PlannedReplies() int { return e.replies }
-
 // Stream implements [loop.Model].
 func (e *Episode) Stream(ctx context.Context, req loop.Request, yield func(loop.Block)) (loop.Response, error) {
 	if err := ctx.Err(); err != nil {
