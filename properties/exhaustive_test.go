@@ -48,9 +48,8 @@ func bigHistory(n, tokens int) []loop.Message {
 
 // TestExhaustive runs every script up to the depth over the fault
 // alphabet, in every environment of every profile, and checks every
-// invariant; violations a known finding explains
-// are counted, any other fails. -v prints how many scripts each
-// exploration checked.
+// invariant; violations a known finding explains are counted, any other
+// fails. -v prints how many scripts each exploration checked.
 func TestExhaustive(t *testing.T) {
 	k := defaultDepth
 	if *depth > 0 {

@@ -119,7 +119,7 @@ func TestFixedSeedKeepsEveryInvariant(t *testing.T) {
 			t.Fatalf("finding %s still applies to the fixed seed policy", f.Name)
 		}
 	}
-	cov, seen := checkGenerated(t, CaseGen(p))
+	cov, seen := checkGenerated(t, CaseGen(p), 1)
 	for _, f := range KnownFindings() {
 		if n := seen[f.Invariant]; len(n) > 0 {
 			t.Errorf("fixed seed policy still breaks %s: %v", f.Invariant, n)

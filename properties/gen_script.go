@@ -57,6 +57,9 @@ func newScriptEnv(sw Swarm, p loop.Policy, primary loop.ModelInfo) scriptEnv {
 func scriptGen(env scriptEnv) *rapid.Generator[[]fakemodel.Step] {
 	return rapid.Custom(func(t *rapid.T) []fakemodel.Step {
 		steps := rapid.SliceOfN(stepGen(env, true), 1, MaxScriptSteps).Draw(t, "script")
+		if env.swarm.Overflow {
+			steps = withOverflow(steps)
+		}
 		last := &steps[len(steps)-1]
 		switch {
 		case env.swarm.Forever:
@@ -68,6 +71,19 @@ func scriptGen(env scriptEnv) *rapid.Generator[[]fakemodel.Step] {
 		}
 		return steps
 	})
+}
+
+// withOverflow inserts a prompt-too-long after every step that reports a
+// big input, as long as the script stays within MaxScriptSteps.
+func withOverflow(steps []fakemodel.Step) []fakemodel.Step {
+	out := make([]fakemodel.Step, 0, len(steps))
+	for i, s := range steps {
+		out = append(out, s)
+		if s.InputTokens > 0 && len(out)+len(steps)-i <= MaxScriptSteps {
+			out = append(out, fakemodel.Step{Kind: fakemodel.PromptTooLong})
+		}
+	}
+	return out
 }
 
 // hasToolUses reports whether a step (or either branch) yields tool uses.

@@ -25,13 +25,14 @@ func checkNothingLost(r Run) []Violation {
 	var out []Violation
 	removed := removedIDs(r.Result.Trace)
 	present := presentIDs(r.Result.State.Messages)
-	for i, id := range initialIDs(r.Initial) {
+	initial := initialIDs(r.Initial)
+	for i, id := range initial {
 		if _, ok := removed[id]; !ok && !present[id] {
 			out = append(out, Violation{Invariant: "nothing_lost", Event: -1,
 				Detail: fmt.Sprintf("starting message %s (index %d) is not in the final history and no stage or compaction removed it", id, i)})
 		}
 	}
-	if missing, drops := unrecordedLoopMessages(r); len(missing) > drops {
+	if missing, drops := unrecordedLoopMessages(r, initial, removed, present); len(missing) > drops {
 		out = append(out, Violation{Invariant: "nothing_lost", Event: -1,
 			Detail: fmt.Sprintf("%d loop-made messages left unrecorded (%s); the trace accounts for %d deliberate drops",
 				len(missing), strings.Join(missing, ", "), drops)})
@@ -71,9 +72,10 @@ func presentIDs(msgs []loop.Message) map[string]bool {
 }
 
 // unrecordedLoopMessages returns the loop-made IDs (m1, m2, ... up to the
-// highest seen) that are neither in the final history nor in a Removed
-// list, in order, and how many deliberate drops the trace records.
-func unrecordedLoopMessages(r Run) (missing []string, drops int) {
+// highest seen) that are neither in the final history (present) nor in a
+// Removed list (removed) nor starting messages (initial), in order, and
+// how many deliberate drops the trace records.
+func unrecordedLoopMessages(r Run, initial []string, removed map[string]int, present map[string]bool) (missing []string, drops int) {
 	res := r.Result
 	lastFailedBlocks := 0
 	for _, e := range res.Trace {
@@ -91,10 +93,8 @@ func unrecordedLoopMessages(r Run) (missing []string, drops int) {
 			}
 		}
 	}
-	removed := removedIDs(res.Trace)
-	present := presentIDs(res.State.Messages)
-	taken := map[string]bool{}
-	for _, id := range initialIDs(r.Initial) {
+	taken := make(map[string]bool, len(initial))
+	for _, id := range initial {
 		taken[id] = true
 	}
 	highest := 0

@@ -23,6 +23,10 @@ type Swarm struct {
 	// BigInputs lets replies report input sizes at the policy's
 	// thresholds (warning, auto-compact, blocking, window).
 	BigInputs bool
+	// Overflow follows every reply that reports a big input with a
+	// prompt-too-long: the context grew, and the API rejects the next
+	// request (the path to collapse drains and reactive compactions).
+	Overflow bool
 	// ToolFaults lets tools fail, panic, deny, prevent or abort.
 	ToolFaults bool
 	// HookFaults lets stop hooks block, prevent, fail or panic.
@@ -66,6 +70,7 @@ func SwarmGen() *rapid.Generator[Swarm] {
 		s.Forever = rapid.Bool().Draw(t, "forever")
 		s.Repeat = rapid.Bool().Draw(t, "repeat")
 		s.BigInputs = rapid.Bool().Draw(t, "big inputs")
+		s.Overflow = s.BigInputs && rapid.Bool().Draw(t, "overflow")
 		s.ToolFaults = rapid.Bool().Draw(t, "tool faults")
 		s.HookFaults = rapid.Bool().Draw(t, "hook faults")
 		s.CompactorFaults = rapid.Bool().Draw(t, "compactor faults")
