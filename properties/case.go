@@ -56,9 +56,9 @@ type ToolBehaviour struct {
 	ByName map[string]fakemodel.Tool `json:"by_name,omitempty"`
 }
 
-// ToolNames are the tools every Case offers the model; the generators
+// ToolNames returns the tools every Case offers the model; the generators
 // draw tool uses from them.
-var ToolNames = []string{"Read", "Edit", "Bash"}
+func ToolNames() []string { return []string{"Read", "Edit", "Bash"} }
 
 // ScriptSteps is how many requests the script can answer, or zero when a
 // step repeats forever.
@@ -122,7 +122,7 @@ func (c Case) execute() (Run, bool, error) {
 		Model:          model,
 		Primary:        c.Primary,
 		FallbackModel:  c.Fallback,
-		ToolNames:      ToolNames,
+		ToolNames:      ToolNames(),
 		Tools:          &fakemodel.Tools{Default: c.Tools.Default, ByName: c.Tools.ByName, Cancel: cancel},
 		TokenBudget:    c.TokenBudget,
 		Seed:           c.Seed,

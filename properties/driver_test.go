@@ -44,7 +44,7 @@ func startDriver(p loop.Policy, budget int) *driver {
 		Policy:         p,
 		Model:          (*driverModel)(d),
 		Primary:        loop.ModelInfo{Name: primaryName, ContextWindow: 200_000, MaxOutputTokens: 64_000},
-		ToolNames:      ToolNames,
+		ToolNames:      ToolNames(),
 		Tools:          (*driverTools)(d),
 		StopHooks:      (*driverHooks)(d),
 		Compactor:      (*driverCompactor)(d),

@@ -92,7 +92,7 @@ func toolBehaviourGen(faults bool) *rapid.Generator[ToolBehaviour] {
 	})
 	return rapid.Custom(func(t *rapid.T) ToolBehaviour {
 		tb := ToolBehaviour{Default: tool.Draw(t, "default tool")}
-		for _, name := range ToolNames {
+		for _, name := range ToolNames() {
 			if faults && rapid.Bool().Draw(t, "own behaviour "+name) {
 				if tb.ByName == nil {
 					tb.ByName = map[string]fakemodel.Tool{}

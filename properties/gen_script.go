@@ -160,7 +160,7 @@ func drawReply(t *rapid.T, env scriptEnv, s *fakemodel.Step) {
 // them unique).
 func toolUsesGen(n int) *rapid.Generator[[]fakemodel.ToolUse] {
 	use := rapid.Custom(func(t *rapid.T) fakemodel.ToolUse {
-		return fakemodel.ToolUse{Name: rapid.SampledFrom(ToolNames).Draw(t, "tool")}
+		return fakemodel.ToolUse{Name: rapid.SampledFrom(ToolNames()).Draw(t, "tool")}
 	})
 	return rapid.SliceOfN(use, 0, n)
 }

@@ -129,7 +129,7 @@ func scenarioFile(name, description, source string, c properties.Case) (string, 
 		}
 		fmt.Fprintf(&b, "  - %s\n", line)
 	}
-	b.WriteString("tool_names: [" + strings.Join(properties.ToolNames, ", ") + "]\n")
+	b.WriteString("tool_names: [" + strings.Join(properties.ToolNames(), ", ") + "]\n")
 	b.WriteString("script:\n")
 	for _, s := range c.Script {
 		line, err := flow(s)
