@@ -106,7 +106,16 @@ func (m Message) Text() string {
 
 // ToolUses returns the message's tool_use blocks.
 func (m Message) ToolUses() []Block {
-	var out []Block
+	n := 0
+	for _, b := range m.Blocks {
+		if b.Type == BlockToolUse {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]Block, 0, n)
 	for _, b := range m.Blocks {
 		if b.Type == BlockToolUse {
 			out = append(out, b)

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Policy holds every number and switch of the loop. A profile is a named
@@ -192,36 +193,53 @@ func (e *PolicyError) Error() string {
 	return fmt.Sprintf("policy field %s = %s: allowed %s", e.Field, e.Value, e.Allowed)
 }
 
+// fieldRule is one field's allowed values, read once from its tags.
+type fieldRule struct {
+	index   int
+	name    string
+	kind    reflect.Kind
+	lo, hi  float64
+	allowed string // "[lo, hi]" or "one of a,b"
+	oneof   []string
+}
+
+// policyRules are the tags of Policy, parsed once.
+var policyRules = sync.OnceValue(func() []fieldRule {
+	t := reflect.TypeOf(Policy{})
+	var rules []fieldRule
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if r, ok := f.Tag.Lookup("range"); ok {
+			lo, hi, _ := strings.Cut(r, ",")
+			l, _ := strconv.ParseFloat(lo, 64)
+			h, _ := strconv.ParseFloat(hi, 64)
+			rules = append(rules, fieldRule{index: i, name: jsonName(f), kind: f.Type.Kind(), lo: l, hi: h, allowed: "[" + lo + ", " + hi + "]"})
+		}
+		if o, ok := f.Tag.Lookup("oneof"); ok {
+			rules = append(rules, fieldRule{index: i, name: jsonName(f), kind: reflect.String, oneof: strings.Split(o, ","), allowed: "one of " + o})
+		}
+	}
+	return rules
+})
+
 // Validate checks every field against its allowed range and returns the
 // first violation as a [*PolicyError].
 func (p Policy) Validate() error {
-	v := reflect.ValueOf(p)
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		name := jsonName(f)
-		fv := v.Field(i)
-		if r, ok := f.Tag.Lookup("range"); ok {
-			lo, hi, _ := strings.Cut(r, ",")
-			switch fv.Kind() {
-			case reflect.Int:
-				l, _ := strconv.Atoi(lo)
-				h, _ := strconv.Atoi(hi)
-				if n := int(fv.Int()); n < l || n > h {
-					return &PolicyError{Field: name, Value: strconv.Itoa(n), Allowed: "[" + lo + ", " + hi + "]"}
-				}
-			case reflect.Float64:
-				l, _ := strconv.ParseFloat(lo, 64)
-				h, _ := strconv.ParseFloat(hi, 64)
-				if x := fv.Float(); !(x >= l && x <= h) {
-					return &PolicyError{Field: name, Value: strconv.FormatFloat(x, 'g', -1, 64), Allowed: "[" + lo + ", " + hi + "]"}
-				}
+	v := reflect.ValueOf(&p).Elem()
+	for _, r := range policyRules() {
+		fv := v.Field(r.index)
+		switch {
+		case r.oneof != nil:
+			if s := fv.String(); !contains(r.oneof, s) {
+				return &PolicyError{Field: r.name, Value: strconv.Quote(s), Allowed: r.allowed}
 			}
-		}
-		if o, ok := f.Tag.Lookup("oneof"); ok {
-			s := fv.String()
-			if !contains(strings.Split(o, ","), s) {
-				return &PolicyError{Field: name, Value: strconv.Quote(s), Allowed: "one of " + o}
+		case r.kind == reflect.Int:
+			if n := fv.Int(); float64(n) < r.lo || float64(n) > r.hi {
+				return &PolicyError{Field: r.name, Value: strconv.FormatInt(n, 10), Allowed: r.allowed}
+			}
+		case r.kind == reflect.Float64:
+			if x := fv.Float(); !(x >= r.lo && x <= r.hi) {
+				return &PolicyError{Field: r.name, Value: strconv.FormatFloat(x, 'g', -1, 64), Allowed: r.allowed}
 			}
 		}
 	}

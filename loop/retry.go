@@ -108,6 +108,7 @@ func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []B
 				err = panicError("model", v)
 			}
 		}()
+		blocks = make([]Block, 0, 4)
 		resp, err = r.cfg.Model.Stream(ctx, req, func(b Block) { blocks = append(blocks, b) })
 	}()
 	if err == nil && ctx.Err() == nil {
@@ -147,7 +148,6 @@ func (r *run) checkResponse(blocks []Block, resp Response) error {
 	if u.InputTokens < 0 || u.OutputTokens < 0 || u.CacheReadInputTokens < 0 || u.CacheCreationInputTokens < 0 {
 		return fmt.Errorf("response usage %+v has a negative count", u)
 	}
-	seen := map[string]bool{}
 	for i, b := range blocks {
 		if err := validateBlock(b); err != nil {
 			return fmt.Errorf("response block %d: %w", i, err)
@@ -156,10 +156,9 @@ func (r *run) checkResponse(blocks []Block, resp Response) error {
 			return fmt.Errorf("response block %d: the model sent a tool_result", i)
 		}
 		if b.Type == BlockToolUse {
-			if seen[b.ID] || r.toolUseIDs[b.ID] {
+			if r.toolUseIDs[b.ID] || repeatsEarlierID(blocks[:i], b.ID) {
 				return fmt.Errorf("response block %d: tool_use id %q is not unique", i, b.ID)
 			}
-			seen[b.ID] = true
 		}
 	}
 	return nil
@@ -172,4 +171,14 @@ func (c *caller) Call(ctx context.Context, req Request) (Reply, error) {
 		return Reply{}, err
 	}
 	return Reply{Blocks: blocks, Response: resp}, nil
+}
+
+// repeatsEarlierID reports whether a tool_use among earlier has id.
+func repeatsEarlierID(earlier []Block, id string) bool {
+	for _, b := range earlier {
+		if b.Type == BlockToolUse && b.ID == id {
+			return true
+		}
+	}
+	return false
 }

@@ -10,12 +10,12 @@ import (
 
 // run is one execution of the loop.
 type run struct {
-	cfg    Config
-	p      Policy
-	model  ModelInfo
-	call   *caller
-	trace  Trace
-	stats  Stats
+	cfg   Config
+	p     Policy
+	model ModelInfo
+	call  *caller
+	trace Trace
+	stats Stats
 	// ids are the caller's message IDs, which generated IDs skip.
 	ids    map[string]bool
 	nextID int
