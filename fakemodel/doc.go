@@ -17,7 +17,8 @@
 //	}}
 //
 // The fakes are deterministic: they never sleep, read the clock or draw
-// random numbers, and never range over a map. Every API fault a fake
+// random numbers (except [Workload], which draws only from streams seeded
+// per episode), and never range over a map. Every API fault a fake
 // produces is a [*loop.RequestError] with the kind and status the loop's
 // retry layer expects. Mistakes in the test itself (a script run out, an
 // invalid step) are distinct error types ([*ExhaustedError],

@@ -139,6 +139,9 @@ type Fallback struct {
 	To   string `json:"to"`
 	// Orphans lists tool_use IDs given synthetic results by the switch.
 	Orphans []string `json:"orphans,omitempty"`
+	// Dropped is the ID of the partial reply the switch discards, if the
+	// failed request had streamed any content.
+	Dropped string `json:"dropped,omitempty"`
 }
 
 // WithheldKind names what was withheld.
@@ -221,6 +224,9 @@ type StopHook struct {
 type TransitionEvent struct {
 	Transition Transition    `json:"transition"`
 	Changes    []FieldChange `json:"changes,omitempty"`
+	// Dropped is the ID of the reply this continue discards (escalation,
+	// malformed tool use, empty reply): it never enters the history.
+	Dropped string `json:"dropped,omitempty"`
 }
 
 // TerminalEvent is the loop returning.

@@ -168,7 +168,7 @@ func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutc
 				for _, u := range uses {
 					orphans = append(orphans, u.ID)
 				}
-				r.emit(Fallback{From: from, To: r.model.Name, Orphans: orphans})
+				r.emit(Fallback{From: from, To: r.model.Name, Orphans: orphans, Dropped: msg.ID})
 				r.syntheticResults(uses, FallbackResult)
 				r.stats.DiscardedOutputTokens += msg.Tokens
 				r.emit(Notice{Text: fmt.Sprintf("Switched from %s to %s (%s)", from, r.model.Name, re.Message)})

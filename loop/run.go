@@ -151,12 +151,19 @@ func (r *run) finish(s State, history []Message, t Terminal, msg string) *Result
 // advance applies transition t to s (the SPEC §3 table), then the
 // values the transition computed (edit), and records it.
 func (r *run) advance(s State, t Transition, messages []Message, edit ...func(*State)) State {
+	return r.advanceDropping(s, t, messages, "", edit...)
+}
+
+// advanceDropping is advance for a continue that discards the reply with
+// ID dropped (escalation, malformed tool use, empty reply): the reply never
+// enters the history, and the transition event names it.
+func (r *run) advanceDropping(s State, t Transition, messages []Message, dropped string, edit ...func(*State)) State {
 	next := s.after(t)
 	next.Messages = messages
 	for _, e := range edit {
 		e(&next)
 	}
-	r.emit(TransitionEvent{Transition: t, Changes: diffState(s, next)})
+	r.emit(TransitionEvent{Transition: t, Changes: diffState(s, next), Dropped: dropped})
 	return next
 }
 

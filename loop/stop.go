@@ -22,11 +22,11 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 			return nil, r.finish(s, join(mfq, out.assistant, []Message{msg}), MalformedToolUseExhausted, msg.Text())
 		}
 		r.stats.DiscardedOutputTokens += SumTokens(out.assistant)
-		n := r.advance(s, MalformedToolUseRetry, join(mfq, []Message{r.metaText(MalformedNudge)}))
+		n := r.advanceDropping(s, MalformedToolUseRetry, join(mfq, []Message{r.metaText(MalformedNudge)}), out.assistant[0].ID)
 		return &n, nil
 	}
 	if out.empty && s.EmptyReplyRetries < p.EmptyReplyRetries {
-		n := r.advance(s, EmptyReplyRetry, join(mfq, []Message{r.metaText(EmptyReplyNudge)}))
+		n := r.advanceDropping(s, EmptyReplyRetry, join(mfq, []Message{r.metaText(EmptyReplyNudge)}), out.assistant[0].ID)
 		return &n, nil
 	}
 
@@ -77,7 +77,7 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 		if p.Escalation && s.MaxOutputTokensOverride == 0 && escalated > p.MaxTokens(r.model) &&
 			!(p.EscalateOncePerStretch && s.EscalatedThisStretch) {
 			r.stats.DiscardedOutputTokens += SumTokens(out.assistant)
-			n := r.advance(s, MaxOutputTokensEscalate, mfq, func(n *State) { n.MaxOutputTokensOverride = escalated })
+			n := r.advanceDropping(s, MaxOutputTokensEscalate, mfq, out.assistant[0].ID, func(n *State) { n.MaxOutputTokensOverride = escalated })
 			return &n, nil
 		}
 		// 4. recovery

@@ -17,7 +17,7 @@ var everyEvent = Trace{
 	ResponseEvent{Purpose: PurposeMain, StopReason: StopToolUse, Usage: Usage{InputTokens: 10, OutputTokens: 5}, Blocks: 1, ToolUses: []string{"t1"}},
 	RequestFailed{Purpose: PurposeMain, Kind: ErrOverloaded, Status: 529, Message: "overloaded <x>"},
 	Retry{Attempt: 2, Reason: ErrOverloaded, DelayMS: 512},
-	Fallback{From: "a", To: "b", Orphans: []string{"t1"}},
+	Fallback{From: "a", To: "b", Orphans: []string{"t1"}, Dropped: "m3"},
 	Withheld{Kind: WithheldPromptTooLong, Message: "prompt is too long: 3 tokens > 2 maximum"},
 	ErrorEmitted{Message: "boom"},
 	Notice{Text: "hi"},
@@ -26,6 +26,7 @@ var everyEvent = Trace{
 	ToolResultEvent{ToolUseID: "t1", Name: "read", Synthetic: true, IsError: true, Tokens: 4},
 	StopHook{Outcome: HookBlock, Messages: []string{"fix"}, BlocksInRow: 1},
 	TransitionEvent{Transition: NextTurn, Changes: []FieldChange{{Field: "turn_count", From: "1", To: "2"}}},
+	TransitionEvent{Transition: MaxOutputTokensEscalate, Dropped: "m9"},
 	TerminalEvent{Terminal: Completed, Turn: 2, Iterations: 2},
 }
 
@@ -81,7 +82,7 @@ func TestReadJSONLNamesBadLine(t *testing.T) {
 }
 
 func TestTraceAccessors(t *testing.T) {
-	if got := everyEvent.Transitions(); len(got) != 1 || got[0] != NextTurn {
+	if got := everyEvent.Transitions(); len(got) != 2 || got[0] != NextTurn {
 		t.Errorf("Transitions = %v", got)
 	}
 	if got := everyEvent.Terminal(); got != Completed {

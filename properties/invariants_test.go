@@ -227,8 +227,13 @@ func TestNothingLost(t *testing.T) {
 	// m1 and m3 are in the history: m2 was made and lost
 	lost := []loop.Message{initial[0], initial[1], msg("m1", loop.RoleAssistant), msg("m3", loop.RoleAssistant)}
 	expect(t, "nothing_lost", runOf(p, initial, lost), -1)
-	// unless an escalation dropped it
-	expect(t, "nothing_lost", runOf(p, initial, lost, tr(loop.MaxOutputTokensEscalate)))
+	// unless an escalation dropped it, naming it
+	expect(t, "nothing_lost", runOf(p, initial, lost, loop.TransitionEvent{Transition: loop.MaxOutputTokensEscalate, Dropped: "m2"}))
+	// an escalation that names another reply does not excuse it
+	expect(t, "nothing_lost", runOf(p, initial, lost, loop.TransitionEvent{Transition: loop.MaxOutputTokensEscalate, Dropped: "m1"}), -1)
+	// nor does a fallback that dropped nothing
+	expect(t, "nothing_lost", runOf(p, initial, lost, loop.Fallback{From: "a", To: "b"}), -1)
+	expect(t, "nothing_lost", runOf(p, initial, lost, loop.Fallback{From: "a", To: "b", Dropped: "m2"}))
 	// or a compaction removed it
 	expect(t, "nothing_lost", runOf(p, initial, lost, loop.Compaction{OK: true, Removed: []string{"m2"}}))
 	// unnamed starting messages are named m1, m2, ... by the loop

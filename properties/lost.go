@@ -14,13 +14,12 @@ import (
 // For the starting history this is checked message by message. The
 // messages the loop adds are not all in the trace, so they are accounted
 // by ID: the loop names the messages it makes m1, m2, ... in order
-// (skipping IDs the caller took). Every loop-made ID below the highest
-// one seen that is neither in the final history nor in a Removed list was
-// dropped; the loop may drop only the replies it deliberately discards
-// (one per max_output_tokens_escalate, malformed_tool_use_retry and
-// empty_reply_retry, one per fallback whose failed request had received
-// content) and the boundary marker of each successful compaction (the
-// next iteration's messagesForQuery starts after it, SPEC §2.1.1).
+// (skipping IDs the caller took; loop.Message documents it). Every
+// loop-made ID below the highest one seen that is neither in the final
+// history nor in a Removed list must be a reply the loop deliberately
+// discarded, named by the event that discarded it (the Dropped field of a
+// max_output_tokens_escalate, malformed_tool_use_retry or
+// empty_reply_retry transition, or of a fallback).
 func checkNothingLost(r Run) []Violation {
 	var out []Violation
 	removed := removedIDs(r.Result.Trace)
@@ -32,10 +31,10 @@ func checkNothingLost(r Run) []Violation {
 				Detail: fmt.Sprintf("starting message %s (index %d) is not in the final history and no stage or compaction removed it", id, i)})
 		}
 	}
-	if missing, drops := unrecordedLoopMessages(r, initial, removed, present); len(missing) > drops {
+	if missing := unrecordedLoopMessages(r, initial, removed, present); len(missing) > 0 {
 		out = append(out, Violation{Invariant: "nothing_lost", Event: -1,
-			Detail: fmt.Sprintf("%d loop-made messages left unrecorded (%s); the trace accounts for %d deliberate drops",
-				len(missing), strings.Join(missing, ", "), drops)})
+			Detail: fmt.Sprintf("%d loop-made messages left the history unrecorded and were not discarded by any event: %s",
+				len(missing), strings.Join(missing, ", "))})
 	}
 	return out
 }
@@ -73,24 +72,17 @@ func presentIDs(msgs []loop.Message) map[string]bool {
 
 // unrecordedLoopMessages returns the loop-made IDs (m1, m2, ... up to the
 // highest seen) that are neither in the final history (present) nor in a
-// Removed list (removed) nor starting messages (initial), in order, and
-// how many deliberate drops the trace records.
-func unrecordedLoopMessages(r Run, initial []string, removed map[string]int, present map[string]bool) (missing []string, drops int) {
+// Removed list (removed) nor starting messages (initial) nor a reply an
+// event says it discarded, in order.
+func unrecordedLoopMessages(r Run, initial []string, removed map[string]int, present map[string]bool) []string {
 	res := r.Result
-	lastFailedBlocks := 0
+	dropped := map[string]bool{}
 	for _, e := range res.Trace {
 		switch x := e.(type) {
-		case loop.RequestFailed:
-			lastFailedBlocks = x.Blocks
 		case loop.Fallback:
-			if lastFailedBlocks > 0 {
-				drops++
-			}
+			dropped[x.Dropped] = x.Dropped != ""
 		case loop.TransitionEvent:
-			switch x.Transition {
-			case loop.MaxOutputTokensEscalate, loop.MalformedToolUseRetry, loop.EmptyReplyRetry:
-				drops++
-			}
+			dropped[x.Dropped] = x.Dropped != ""
 		}
 	}
 	taken := make(map[string]bool, len(initial))
@@ -109,13 +101,19 @@ func unrecordedLoopMessages(r Run, initial []string, removed map[string]int, pre
 	for id := range removed {
 		mark(id)
 	}
+	for id, ok := range dropped {
+		if ok {
+			mark(id)
+		}
+	}
+	var missing []string
 	for n := 1; n <= highest; n++ {
 		id := "m" + strconv.Itoa(n)
-		if _, ok := removed[id]; !ok && !taken[id] && !present[id] {
+		if _, ok := removed[id]; !ok && !taken[id] && !present[id] && !dropped[id] {
 			missing = append(missing, id)
 		}
 	}
-	return missing, drops
+	return missing
 }
 
 // initialIDs returns the IDs of the starting history as the loop assigns
