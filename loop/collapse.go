@@ -83,29 +83,31 @@ func (SpanCollapser) Drain(in CollapseInput) CollapseResult {
 	return res
 }
 
-// nextSpan picks the oldest run of whole exchanges not yet staged, up to
-// the newest keepRecent messages; at least two messages.
+// nextSpan picks the oldest run of whole exchanges after the newest
+// staged span, up to the newest keepRecent messages: the older half of
+// what is foldable, at least two messages.
 func nextSpan(msgs []Message, staged []Span, keepRecent int) (Span, bool) {
 	from := 0
-	for _, s := range staged {
-		if i := indexOf(msgs, s.Last); i >= from {
+	if len(staged) > 0 {
+		// spans are staged oldest first, so the newest one bounds them all
+		if i := indexOf(msgs, staged[len(staged)-1].Last); i >= 0 {
 			from = i + 1
 		}
 	}
 	limit := len(msgs) - keepRecent
-	end := -1
+	var starts []int
 	for _, s := range Exchanges(msgs) {
 		if s > from && s <= limit {
-			end = s
+			starts = append(starts, s)
 		}
 	}
-	if end-from < 2 {
+	if len(starts) == 0 || starts[len(starts)-1]-from < 2 {
 		return Span{}, false
 	}
-	// fold the older half of what is foldable, on an exchange boundary
+	end := starts[len(starts)-1]
 	half := end
-	for _, s := range Exchanges(msgs) {
-		if s > from && s-from >= (end-from)/2 {
+	for _, s := range starts {
+		if s-from >= (end-from)/2 {
 			half = s
 			break
 		}
