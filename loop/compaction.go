@@ -44,7 +44,7 @@ type CompactRequest struct {
 	// Trigger is auto or reactive.
 	Trigger CompactTrigger
 	// Messages is the conversation to compact (messages after the last
-	// boundary).
+	// boundary); valid only during the call (copy it to keep it).
 	Messages []Message
 	// Tokens is the loop's count of Messages.
 	Tokens int

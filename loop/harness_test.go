@@ -71,6 +71,11 @@ func run(t *testing.T, f fixture) (*loop.Result, *fakemodel.Model) {
 		t.Fatalf("Run: %v", err)
 	}
 	checkPairs(t, res.State.Messages)
+	for i, req := range model.Requests {
+		if got := loop.SumTokens(req.Messages); got != req.InputTokens {
+			t.Errorf("request %d (%s): input_tokens %d, but its messages sum to %d", i+1, req.Purpose, req.InputTokens, got)
+		}
+	}
 	return res, model
 }
 

@@ -4,7 +4,8 @@ import "context"
 
 // StopHookInput is what stop hooks see.
 type StopHookInput struct {
-	// Messages is the history including the reply that wants to stop.
+	// Messages is the history including the reply that wants to stop;
+	// valid only during the call (copy it to keep it).
 	Messages []Message
 	// StopHookActive is true when the previous continue was a stop-hook
 	// block.

@@ -4,6 +4,14 @@ package loop
 type MicrocompactInput struct {
 	Messages   []Message
 	KeepRecent int
+	// Owned says the caller owns Messages: entries may be replaced in
+	// place instead of copying the list.
+	Owned bool
+	// Incremental says every tool result older than a cleared one is
+	// cleared already (the previous passes cleared them), so a scan from
+	// the newest message may stop at the first cleared result it meets
+	// past the KeepRecent newest.
+	Incremental bool
 }
 
 // MicrocompactResult is what microcompact did.
@@ -28,15 +36,18 @@ const clearedTokens = 10
 
 // KeepRecentMicrocompactor clears every tool result but the newest
 // KeepRecent. Messages it changes are copied, with Tokens zeroed for the
-// loop to re-estimate; the input is not modified.
+// loop to re-estimate; the input list is not modified unless it is Owned.
+// With Incremental it scans only back to the newest result already
+// cleared, so a pass costs what changed since the last one.
 type KeepRecentMicrocompactor struct{}
 
 // Microcompact implements [Microcompactor].
 func (KeepRecentMicrocompactor) Microcompact(in MicrocompactInput) MicrocompactResult {
 	res := MicrocompactResult{Messages: in.Messages}
 	seen := 0
-	copied := false
-	for i := len(in.Messages) - 1; i >= 0; i-- {
+	copied := in.Owned
+	done := false
+	for i := len(in.Messages) - 1; i >= 0 && !done; i-- {
 		m := in.Messages[i]
 		changed := false
 		var blocks []Block
@@ -46,7 +57,11 @@ func (KeepRecentMicrocompactor) Microcompact(in MicrocompactInput) MicrocompactR
 				continue
 			}
 			seen++
-			if seen <= in.KeepRecent || b.Text == ClearedToolResult {
+			if seen <= in.KeepRecent {
+				continue
+			}
+			if b.Text == ClearedToolResult {
+				done = in.Incremental
 				continue
 			}
 			if !changed {

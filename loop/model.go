@@ -34,7 +34,10 @@ type Request struct {
 	Model string `json:"model"`
 	// MaxTokens is the output cap.
 	MaxTokens int `json:"max_tokens"`
-	// Messages are sent in order; callers must not modify them.
+	// Messages are sent in order. They are the loop's own history, valid
+	// only during the call: a model must not modify them, and must copy
+	// them to keep them (the loop replaces entries in place later, e.g.
+	// when microcompact clears old tool results).
 	Messages []Message `json:"-"`
 	// InputTokens is the loop's own count of the request's size.
 	InputTokens int `json:"input_tokens"`

@@ -49,7 +49,12 @@ func (r *run) prepareMessages(ctx context.Context, s *State) ([]Message, bool, *
 		before := r.size(mfq)
 		var res MicrocompactResult
 		err := guard("microcompactor", func() {
-			res = r.micro.Microcompact(MicrocompactInput{Messages: mfq, KeepRecent: p.MicrocompactKeepRecent})
+			// the loop owns its history (seams get views valid only during
+			// their call), and after the first pass only the newest
+			// results can need clearing
+			res = r.micro.Microcompact(MicrocompactInput{Messages: mfq, KeepRecent: p.MicrocompactKeepRecent,
+				Owned: true, Incremental: r.microcompacted})
+			r.microcompacted = true
 		})
 		switch {
 		case err != nil:
@@ -107,19 +112,16 @@ func (r *run) collapseInput(mfq []Message, staged []Span, snipFreed int) Collaps
 		KeepRecent: r.p.CollapseKeepRecent}
 }
 
-// resize gives every message without a size one, copying the list if it
-// has to change an entry.
+// resize gives every message without a size (or ID) one, in place: the
+// lists the stages return belong to the loop, like its history.
 func (r *run) resize(msgs []Message) []Message {
-	copied := false
 	for i := range msgs {
 		if msgs[i].Tokens == 0 || msgs[i].ID == "" {
-			if !copied {
-				msgs = append([]Message(nil), msgs...)
-				copied = true
-			}
 			r.prepare(&msgs[i])
 		}
 	}
+	// entries may have changed in place: measure afresh
+	r.sizes = sizeCache{}
 	return msgs
 }
 

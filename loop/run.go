@@ -32,6 +32,8 @@ type run struct {
 	// budget; boundaryScanned once the whole history was searched for a
 	// boundary.
 	budgeted, boundaryScanned bool
+	// microcompacted is set once microcompact has seen the whole history.
+	microcompacted bool
 
 	compactor Compactor
 	snipper   Snipper

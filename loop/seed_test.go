@@ -368,3 +368,42 @@ func TestIterationLimitHaltsANeverEndingRun(t *testing.T) {
 	B := loop.StopHookBlocking
 	expect(t, capped, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{B, B, B}, Turn: 1, Requests: 4, BlocksInRow: 3})
 }
+
+func TestSeedMicrocompactClearsOldResults(t *testing.T) {
+	tools := &fakemodel.Tools{Default: fakemodel.Tool{Tokens: 3_000}}
+	step := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}}, Repeat: 7}
+	res, model := run(t, fixture{script: []fakemodel.Step{step, textStep}, tools: tools})
+	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{
+		loop.NextTurn, loop.NextTurn, loop.NextTurn, loop.NextTurn, loop.NextTurn, loop.NextTurn, loop.NextTurn}, Turn: 8, Requests: 8})
+	var stages []loop.Stage
+	for _, st := range events[loop.Stage](res.Trace) {
+		if st.Stage == loop.StageMicrocompact {
+			stages = append(stages, st)
+		}
+	}
+	// results 1 and 2 fall out of the newest 5 before requests 7 and 8
+	if len(stages) != 2 {
+		t.Fatalf("%d microcompact stages, want 2", len(stages))
+	}
+	for _, st := range stages {
+		if st.Changed != 1 || st.TokensBefore-st.TokensAfter < 2_900 {
+			t.Errorf("microcompact stage %+v should clear one 3000-token result", st)
+		}
+	}
+	// what the model was sent agrees with what the trace says
+	last := model.Requests[7]
+	if got := loop.SumTokens(last.Messages); got != last.InputTokens {
+		t.Errorf("request input %d, messages sum %d", last.InputTokens, got)
+	}
+	cleared := 0
+	for _, m := range last.Messages {
+		for _, b := range m.Blocks {
+			if b.Type == loop.BlockToolResult && b.Text == loop.ClearedToolResult {
+				cleared++
+			}
+		}
+	}
+	if cleared != 2 {
+		t.Errorf("%d results cleared in the last request, want 2", cleared)
+	}
+}

@@ -163,3 +163,28 @@ func checkPairs(t *testing.T, msgs []Message) {
 		}
 	}
 }
+
+func TestMicrocompactOwnedAndIncremental(t *testing.T) {
+	msgs := conversation(6, 100)
+	first := KeepRecentMicrocompactor{}.Microcompact(MicrocompactInput{Messages: msgs, KeepRecent: 2, Owned: true})
+	if first.Cleared != 4 || &first.Messages[0] != &msgs[0] {
+		t.Fatalf("owned pass: cleared %d, copied the list: %t", first.Cleared, &first.Messages[0] != &msgs[0])
+	}
+	if msgs[2].Blocks[0].Text != ClearedToolResult {
+		t.Error("owned pass did not replace the entry in place")
+	}
+	// a new exchange pushes one more result out of the window; the
+	// incremental pass clears it and stops at the first cleared one
+	msgs = append(msgs, conversation(7, 100)[13:]...)
+	msgs[len(msgs)-1].ID, msgs[len(msgs)-2].ID = "new-r", "new-a"
+	// an old result wrongly uncleared behind a cleared one is not seen
+	msgs[2].Blocks = []Block{{Type: BlockToolResult, ToolUseID: "ta", Text: "data"}}
+	inc := KeepRecentMicrocompactor{}.Microcompact(MicrocompactInput{Messages: msgs, KeepRecent: 2, Owned: true, Incremental: true})
+	if inc.Cleared != 1 || msgs[2].Blocks[0].Text != "data" {
+		t.Errorf("incremental pass cleared %d (want 1) and reached back to %q", inc.Cleared, msgs[2].Blocks[0].Text)
+	}
+	full := KeepRecentMicrocompactor{}.Microcompact(MicrocompactInput{Messages: msgs, KeepRecent: 2})
+	if full.Cleared != 1 || full.Messages[2].Blocks[0].Text != ClearedToolResult {
+		t.Errorf("a full pass must find every result past the window: cleared %d", full.Cleared)
+	}
+}
