@@ -130,7 +130,7 @@ func (r *run) isSafe(safe ConcurrencySafe, c ToolCall) (ok bool) {
 // runTool runs one call, turning bad input, errors and panics into error
 // results and an abort into an unfinished call.
 func (r *run) runTool(ctx context.Context, c ToolCall) toolOutcome {
-	if c.Input != "" && !json.Valid([]byte(c.Input)) {
+	if c.Input != "" && c.Input != "{}" && !json.Valid([]byte(c.Input)) {
 		return toolOutcome{ran: true, ToolOutcome: ToolOutcome{Content: InputErrorResult, IsError: true}}
 	}
 	if r.cfg.Tools == nil {
