@@ -156,8 +156,7 @@ func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutc
 			return streamOutcome{terminal: r.finish(*s, history, AbortedStreaming, InterruptedNotice)}
 		}
 
-		var re *RequestError
-		if err != nil && errors.As(err, &re) {
+		if re := asRequestError(err); re != nil {
 			switch {
 			case re.Kind == ErrFallbackTriggered && r.p.Fallback && r.cfg.FallbackModel.Name != "" && !r.fellBack:
 				r.fellBack = true
@@ -235,4 +234,16 @@ func emptyReply(blocks []Block) bool {
 		}
 	}
 	return true
+}
+
+// asRequestError returns err as a *RequestError, or nil.
+func asRequestError(err error) *RequestError {
+	if err == nil {
+		return nil
+	}
+	var re *RequestError
+	if errors.As(err, &re) {
+		return re
+	}
+	return nil
 }

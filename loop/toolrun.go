@@ -39,8 +39,8 @@ func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out stream
 		blocks = append(blocks, b)
 		prevent = prevent || o.PreventContinuation
 	}
-	results := []Message{r.resultMessage(blocks, false)}
-	history := append(append(mfq, out.assistant...), results...)
+	result := r.resultMessage(blocks, false)
+	history := append(append(mfq, out.assistant...), result)
 
 	if ctx.Err() != nil {
 		r.emit(Notice{Text: InterruptedNotice})
@@ -55,7 +55,7 @@ func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out stream
 		s.AutoCompactTracking = &c
 	}
 	if p.ToolUseSummary && r.cfg.Summarizer != nil {
-		s.PendingToolUseSummary = startSummary(ctx, r.cfg.Summarizer, calls, results)
+		s.PendingToolUseSummary = startSummary(ctx, r.cfg.Summarizer, calls, []Message{result})
 	}
 	if next := s.TurnCount + 1; p.MaxTurns > 0 && next > p.MaxTurns {
 		r.emit(Notice{Text: MaxTurnsNotice})
