@@ -611,3 +611,32 @@ func TestSeedKeepsItsBehaviourWhereClaudeCodeDiffers(t *testing.T) {
 	res, _ = run(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Overloaded}}})
 	checkSeq(t, res, "M:529", loop.ModelError)
 }
+
+// Profiles between the two: every rule is a field.
+func TestProfilesBetweenSeedAndClaudeCode(t *testing.T) {
+	t.Run("claude-code with escalation on (and a cap below it)", func(t *testing.T) {
+		res, model := ccRun(t, fixture{script: []fakemodel.Step{truncated, textStep}}, "escalation", "true", "default_max_tokens", "32000")
+		checkSeq(t, res, "M:trunc → max_output_tokens_escalate → M:text", loop.Completed)
+		if model.Requests[1].MaxTokens != 64_000 {
+			t.Errorf("escalated max_tokens %d", model.Requests[1].MaxTokens)
+		}
+	})
+	t.Run("claude-code with a block cap of 3", func(t *testing.T) {
+		always := &fakemodel.StopHooks{Outcomes: []fakemodel.StopOutcome{{Block: "x"}}}
+		res, _ := ccRun(t, fixture{script: []fakemodel.Step{{Text: "ok", Repeat: fakemodel.Forever}}, hooks: always}, "stop_hook_block_cap", "3")
+		checkSeq(t, res, repeatSeq("M:text", "stop_hook_blocking", 4), loop.Completed)
+	})
+	t.Run("seed with claude-code's two compactions in a row and api_error", func(t *testing.T) {
+		res, _ := run(t, fixture{script: []fakemodel.Step{toolStep, ptl, summary, ptl, summary, ptl},
+			policy: seedWith(t, "max_reactive_compacts_in_row", "2", "api_error_terminal", "api_error")})
+		if got := len(events[loop.Compaction](res.Trace)); got != 2 || res.Terminal != loop.PromptTooLong {
+			t.Errorf("%d compactions, %s", got, res.Terminal)
+		}
+		res, _ = run(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.ServerError}}, policy: seedWith(t, "api_error_terminal", "api_error")})
+		checkSeq(t, res, "M:500", loop.APIError)
+	})
+	t.Run("seed with claude-code's API retries", func(t *testing.T) {
+		res, _ := run(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: 2}, textStep}, policy: seedWith(t, "api_retries", "10")})
+		checkSeq(t, res, "M:529 → M:529 → M:text", loop.Completed)
+	})
+}
