@@ -105,10 +105,11 @@ func (r *run) blockingCheckApplies() bool {
 	return true
 }
 
-// streamOutcome is what 2.3 produced.
+// streamOutcome is what 2.3 produced: the run's end, or the reply (the
+// one assistant message of assistantMessages) with what it needs next.
 type streamOutcome struct {
 	terminal  *Result
-	assistant []Message
+	reply     Message
 	toolUses  []Block
 	withheld  *Withheld
 	malformed bool
@@ -196,7 +197,7 @@ func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutc
 			c.RepliesSinceCompact++
 			s.AutoCompactTracking = &c
 		}
-		out := streamOutcome{assistant: []Message{msg}, toolUses: uses}
+		out := streamOutcome{reply: msg, toolUses: uses}
 		switch {
 		case len(uses) > 0:
 		case resp.StopReason == StopMaxTokens:

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 )
 
 // run is one execution of the loop.
@@ -107,7 +106,7 @@ func (r *run) prepare(m *Message) {
 	if m.ID == "" {
 		for {
 			r.nextID++
-			id := "m" + strconv.Itoa(r.nextID)
+			id := "m" + itoa(r.nextID)
 			if !r.ids[id] {
 				m.ID = id
 				break

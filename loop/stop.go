@@ -19,14 +19,14 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 	if out.malformed {
 		if s.MalformedToolUseRetries >= p.MalformedToolUseRetries {
 			msg := r.apiErrorMessage(fmt.Sprintf("The model asked for a tool without a tool_use block %d times in a row", s.MalformedToolUseRetries+1))
-			return nil, r.finish(s, join(mfq, out.assistant, []Message{msg}), MalformedToolUseExhausted, msg.Text())
+			return nil, r.finish(s, join(mfq, []Message{out.reply, msg}), MalformedToolUseExhausted, msg.Text())
 		}
-		r.stats.DiscardedOutputTokens += SumTokens(out.assistant)
-		n := r.advanceDropping(s, MalformedToolUseRetry, join(mfq, []Message{r.metaText(MalformedNudge)}), out.assistant[0].ID)
+		r.stats.DiscardedOutputTokens += out.reply.Tokens
+		n := r.advanceDropping(s, MalformedToolUseRetry, join(mfq, []Message{r.metaText(MalformedNudge)}), out.reply.ID)
 		return &n, nil
 	}
 	if out.empty && s.EmptyReplyRetries < p.EmptyReplyRetries {
-		n := r.advanceDropping(s, EmptyReplyRetry, join(mfq, []Message{r.metaText(EmptyReplyNudge)}), out.assistant[0].ID)
+		n := r.advanceDropping(s, EmptyReplyRetry, join(mfq, []Message{r.metaText(EmptyReplyNudge)}), out.reply.ID)
 		return &n, nil
 	}
 
@@ -76,21 +76,21 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 		escalated := min(p.EscalatedMaxTokens, r.model.MaxOutputTokens)
 		if p.Escalation && s.MaxOutputTokensOverride == 0 && escalated > p.MaxTokens(r.model) &&
 			!(p.EscalateOncePerStretch && s.EscalatedThisStretch) {
-			r.stats.DiscardedOutputTokens += SumTokens(out.assistant)
-			n := r.advanceDropping(s, MaxOutputTokensEscalate, mfq, out.assistant[0].ID, func(n *State) { n.MaxOutputTokensOverride = escalated })
+			r.stats.DiscardedOutputTokens += out.reply.Tokens
+			n := r.advanceDropping(s, MaxOutputTokensEscalate, mfq, out.reply.ID, func(n *State) { n.MaxOutputTokensOverride = escalated })
 			return &n, nil
 		}
 		// 4. recovery
 		if s.MaxOutputTokensRecoveryCount < p.MaxOutputRecoveries {
-			n := r.advance(s, MaxOutputTokensRecovery, append(append(mfq, out.assistant...), r.metaText(RecoveryNudge)))
+			n := r.advance(s, MaxOutputTokensRecovery, append(mfq, out.reply, r.metaText(RecoveryNudge)))
 			return &n, nil
 		}
 		// exhausted: the withheld error is emitted and ends the loop (5.)
 		msg := r.apiErrorMessage(w.Message)
-		return nil, r.finish(s, join(mfq, out.assistant, []Message{msg}), p.TruncationExhaustedTerminal, w.Message)
+		return nil, r.finish(s, join(mfq, []Message{out.reply, msg}), p.TruncationExhaustedTerminal, w.Message)
 	}
 
-	history := append(mfq, out.assistant...)
+	history := append(mfq, out.reply)
 
 	// 6. stop hooks
 	if r.cfg.StopHooks != nil {

@@ -60,7 +60,7 @@ func diffState(a, b State) []FieldChange {
 	}
 	ints := func(field string, x, y int) {
 		if x != y {
-			add(field, strconv.Itoa(x), strconv.Itoa(y))
+			add(field, itoa(x), itoa(y))
 		}
 	}
 	bools := func(field string, x, y bool) {
@@ -110,4 +110,21 @@ func overrideString(n int) string {
 		return strconv.Itoa(n)
 	}
 	return "unset"
+}
+
+// smallInts are the decimal forms of the counts a trace records most.
+var smallInts = func() [1024]string {
+	var t [1024]string
+	for i := range t {
+		t[i] = strconv.Itoa(i)
+	}
+	return t
+}()
+
+// itoa is strconv.Itoa without an allocation for small counts.
+func itoa(n int) string {
+	if n >= 0 && n < len(smallInts) {
+		return smallInts[n]
+	}
+	return strconv.Itoa(n)
 }

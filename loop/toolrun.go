@@ -40,7 +40,7 @@ func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out stream
 		prevent = prevent || o.PreventContinuation
 	}
 	result := r.resultMessage(blocks, false)
-	history := append(append(mfq, out.assistant...), result)
+	history := append(mfq, out.reply, result)
 
 	if ctx.Err() != nil {
 		r.emit(Notice{Text: InterruptedNotice})
@@ -138,7 +138,10 @@ func (r *run) runTool(ctx context.Context, c ToolCall) toolOutcome {
 	}
 	var o ToolOutcome
 	var err error
-	if gerr := guard(fmt.Sprintf("tool %q", c.Name), func() { o, err = r.cfg.Tools.Run(ctx, c) }); gerr != nil {
+	if gerr := guard("tool", func() { o, err = r.cfg.Tools.Run(ctx, c) }); gerr != nil {
+		if pe, ok := gerr.(*PanicError); ok {
+			pe.Where = fmt.Sprintf("tool %q", c.Name)
+		}
 		return toolOutcome{ran: true, err: gerr}
 	}
 	if err != nil && ctx.Err() != nil {
