@@ -70,17 +70,15 @@ func (r *run) loop(ctx context.Context, s State) *Result {
 			s.PendingToolUseSummary = nil
 		}
 
-		var next *State
 		var res *Result
 		if len(out.toolUses) == 0 {
-			next, res = r.stopBranch(ctx, s, mfq, out)
+			s, res = r.stopBranch(ctx, s, mfq, out)
 		} else {
-			next, res = r.toolBranch(ctx, s, mfq, out)
+			s, res = r.toolBranch(ctx, s, mfq, out)
 		}
 		if res != nil {
 			return res
 		}
-		s = *next
 	}
 }
 

@@ -138,19 +138,27 @@ func (m Message) IsToolResult() bool {
 // "user", "user:meta", "user:tool_result", "user:compact_summary",
 // "assistant", "assistant:api_error", "boundary".
 func (m Message) Kind() string {
+	user := m.Role == RoleUser
 	switch {
 	case m.CompactBoundary:
 		return "boundary"
 	case m.CompactSummary:
-		return string(m.Role) + ":compact_summary"
+		return pick(user, "user:compact_summary", "assistant:compact_summary")
 	case m.APIError:
-		return string(m.Role) + ":api_error"
+		return pick(user, "user:api_error", "assistant:api_error")
 	case m.IsToolResult():
-		return string(m.Role) + ":tool_result"
+		return pick(user, "user:tool_result", "assistant:tool_result")
 	case m.Meta:
-		return string(m.Role) + ":meta"
+		return pick(user, "user:meta", "assistant:meta")
 	}
 	return string(m.Role)
+}
+
+func pick(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
 }
 
 // UserText returns a plain user message.

@@ -14,6 +14,16 @@ import (
 type caller struct {
 	r   *run
 	rng *rand.Rand
+	// blocks collects what the model yields during one call; yield, made
+	// once per run, appends to it.
+	blocks []Block
+	yield  func(Block)
+}
+
+func newCaller(r *run, seed uint64) *caller {
+	c := &caller{r: r, rng: rand.New(rand.NewPCG(seed, 0x6c6f6f7073696d))}
+	c.yield = func(b Block) { c.blocks = append(c.blocks, b) }
+	return c
 }
 
 // fallbackError is returned by send when the retry layer decides to
@@ -91,6 +101,20 @@ func (c *caller) backoff(k, retryAfterMS int) int {
 	return int(float64(base) * factor)
 }
 
+// stream calls the model, collecting the blocks it yields, and turns a
+// panic into an error.
+func (c *caller) stream(ctx context.Context, req Request) (blocks []Block, resp Response, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = panicError("model", v)
+		}
+		blocks, c.blocks = c.blocks, nil
+	}()
+	c.blocks = make([]Block, 0, 4)
+	resp, err = c.r.cfg.Model.Stream(ctx, req, c.yield)
+	return
+}
+
 // once sends one attempt, recording it.
 func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []Block, resp Response, err error) {
 	r := c.r
@@ -102,15 +126,7 @@ func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []B
 	}
 	r.emit(RequestEvent{Purpose: req.Purpose, Model: req.Model, InputTokens: req.InputTokens, MaxTokens: req.MaxTokens,
 		Messages: len(req.Messages), Last: last, Attempt: attempt, NonStreaming: req.NonStreaming})
-	func() {
-		defer func() {
-			if v := recover(); v != nil {
-				err = panicError("model", v)
-			}
-		}()
-		blocks = make([]Block, 0, 4)
-		resp, err = r.cfg.Model.Stream(ctx, req, func(b Block) { blocks = append(blocks, b) })
-	}()
+	blocks, resp, err = c.stream(ctx, req)
 	if err == nil && ctx.Err() == nil {
 		if err = r.checkResponse(blocks, resp); err != nil {
 			// a response no API would send is rejected whole

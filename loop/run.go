@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 )
 
 // run is one execution of the loop.
@@ -71,7 +70,7 @@ func Run(ctx context.Context, cfg Config, messages []Message) (*Result, error) {
 	if r.estimator == nil {
 		r.estimator = CharEstimator{}
 	}
-	r.call = &caller{r: r, rng: rand.New(rand.NewPCG(cfg.Seed, 0x6c6f6f7073696d))}
+	r.call = newCaller(r, cfg.Seed)
 	msgs := make([]Message, len(messages))
 	for i, m := range messages {
 		if err := validateMessage(i, m); err != nil {
@@ -151,18 +150,18 @@ func (r *run) finish(s State, history []Message, t Terminal, msg string) *Result
 
 // advance applies transition t to s (the SPEC §3 table), then the
 // values the transition computed (edit), and records it.
-func (r *run) advance(s State, t Transition, messages []Message, edit ...func(*State)) State {
+func (r *run) advance(s State, t Transition, messages []Message, edit ...func(State) State) State {
 	return r.advanceDropping(s, t, messages, "", edit...)
 }
 
 // advanceDropping is advance for a continue that discards the reply with
 // ID dropped (escalation, malformed tool use, empty reply): the reply never
 // enters the history, and the transition event names it.
-func (r *run) advanceDropping(s State, t Transition, messages []Message, dropped string, edit ...func(*State)) State {
+func (r *run) advanceDropping(s State, t Transition, messages []Message, dropped string, edit ...func(State) State) State {
 	next := s.after(t)
 	next.Messages = messages
 	for _, e := range edit {
-		e(&next)
+		next = e(next)
 	}
 	r.emit(TransitionEvent{Transition: t, Changes: diffState(s, next), Dropped: dropped})
 	return next

@@ -10,7 +10,7 @@ import (
 const StopHookFeedbackPrefix = "Stop hook feedback: "
 
 // stopBranch is SPEC §2.5: the reply has no tool_use.
-func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out streamOutcome) (*State, *Result) {
+func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out streamOutcome) (State, *Result) {
 	p := &r.p
 	w := out.withheld
 	overflow := w != nil && (w.Kind == WithheldPromptTooLong || w.Kind == WithheldMedia)
@@ -19,15 +19,15 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 	if out.malformed {
 		if s.MalformedToolUseRetries >= p.MalformedToolUseRetries {
 			msg := r.apiErrorMessage(fmt.Sprintf("The model asked for a tool without a tool_use block %d times in a row", s.MalformedToolUseRetries+1))
-			return nil, r.finish(s, join(mfq, []Message{out.reply, msg}), MalformedToolUseExhausted, msg.Text())
+			return s, r.finish(s, join(mfq, []Message{out.reply, msg}), MalformedToolUseExhausted, msg.Text())
 		}
 		r.stats.DiscardedOutputTokens += out.reply.Tokens
 		n := r.advanceDropping(s, MalformedToolUseRetry, join(mfq, []Message{r.metaText(MalformedNudge)}), out.reply.ID)
-		return &n, nil
+		return n, nil
 	}
 	if out.empty && s.EmptyReplyRetries < p.EmptyReplyRetries {
 		n := r.advanceDropping(s, EmptyReplyRetry, join(mfq, []Message{r.metaText(EmptyReplyNudge)}), out.reply.ID)
-		return &n, nil
+		return n, nil
 	}
 
 	// 1. collapse drain
@@ -44,7 +44,7 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 				Staged: len(res.Staged), Removed: res.Removed})
 			s.StagedCollapses = res.Staged
 			n := r.advance(s, CollapseDrainRetry, drained)
-			return &n, nil
+			return n, nil
 		}
 	}
 
@@ -58,7 +58,7 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 				ev.OK, ev.TokensAfter, ev.Removed, ev.Kept = true, SumTokens(afterBoundary(history)), removed, kept
 				r.emit(ev)
 				n := r.advance(s, ReactiveCompactRetry, history)
-				return &n, nil
+				return n, nil
 			}
 			ev.Error = err.Error()
 			r.emit(ev)
@@ -68,7 +68,7 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 		if w.Kind == WithheldMedia {
 			t = ImageError
 		}
-		return nil, r.finish(s, join(mfq, []Message{msg}), t, w.Message)
+		return s, r.finish(s, join(mfq, []Message{msg}), t, w.Message)
 	}
 
 	if out.truncated {
@@ -77,17 +77,17 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 		if p.Escalation && s.MaxOutputTokensOverride == 0 && escalated > p.MaxTokens(r.model) &&
 			!(p.EscalateOncePerStretch && s.EscalatedThisStretch) {
 			r.stats.DiscardedOutputTokens += out.reply.Tokens
-			n := r.advanceDropping(s, MaxOutputTokensEscalate, mfq, out.reply.ID, func(n *State) { n.MaxOutputTokensOverride = escalated })
-			return &n, nil
+			n := r.advanceDropping(s, MaxOutputTokensEscalate, mfq, out.reply.ID, func(n State) State { n.MaxOutputTokensOverride = escalated; return n })
+			return n, nil
 		}
 		// 4. recovery
 		if s.MaxOutputTokensRecoveryCount < p.MaxOutputRecoveries {
 			n := r.advance(s, MaxOutputTokensRecovery, append(mfq, out.reply, r.metaText(RecoveryNudge)))
-			return &n, nil
+			return n, nil
 		}
 		// exhausted: the withheld error is emitted and ends the loop (5.)
 		msg := r.apiErrorMessage(w.Message)
-		return nil, r.finish(s, join(mfq, []Message{out.reply, msg}), p.TruncationExhaustedTerminal, w.Message)
+		return s, r.finish(s, join(mfq, []Message{out.reply, msg}), p.TruncationExhaustedTerminal, w.Message)
 	}
 
 	history := append(mfq, out.reply)
@@ -111,33 +111,34 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 				ev.Messages = []string{hr.Reason}
 			}
 			r.emit(ev)
-			return nil, r.finish(s, history, StopHookPrevented, hr.Reason)
+			return s, r.finish(s, history, StopHookPrevented, hr.Reason)
 		case len(hr.BlockingErrors) > 0:
 			ev.Messages = hr.BlockingErrors
 			if p.StopHookBlockCap > 0 && s.StopHookBlocksInRow >= p.StopHookBlockCap {
 				ev.Outcome = HookCapOverride
 				r.emit(ev)
 				r.emit(Notice{Text: BlockCapNotice})
-				return nil, r.finish(s, history, p.StopHookCapAction, BlockCapNotice)
+				return s, r.finish(s, history, p.StopHookCapAction, BlockCapNotice)
 			}
 			ev.Outcome, ev.BlocksInRow = HookBlock, s.StopHookBlocksInRow+1
 			r.emit(ev)
 			if p.StopHookBlocksCountAsTurns {
 				if next := s.TurnCount + 1; p.MaxTurns > 0 && next > p.MaxTurns {
 					r.emit(Notice{Text: MaxTurnsNotice})
-					return nil, r.finish(s, history, MaxTurns, MaxTurnsNotice)
+					return s, r.finish(s, history, MaxTurns, MaxTurnsNotice)
 				}
 			}
 			feedback := make([]Message, 0, len(hr.BlockingErrors))
 			for _, e := range hr.BlockingErrors {
 				feedback = append(feedback, r.metaText(StopHookFeedbackPrefix+e))
 			}
-			n := r.advance(s, StopHookBlocking, append(history, feedback...), func(n *State) {
+			n := r.advance(s, StopHookBlocking, append(history, feedback...), func(n State) State {
 				if p.StopHookBlocksCountAsTurns {
 					n.TurnCount++
 				}
+				return n
 			})
-			return &n, nil
+			return n, nil
 		default:
 			ev.Outcome = HookPass
 			r.emit(ev)
@@ -152,13 +153,14 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 		if !diminishing && float64(r.outputTotal) < p.BudgetCompletionRatio*float64(r.cfg.TokenBudget) {
 			pct := r.outputTotal * 100 / r.cfg.TokenBudget
 			nudge := r.metaText(fmt.Sprintf("Stopped at %d%% of the token target (%d / %d). Keep working; do not summarise.", pct, r.outputTotal, r.cfg.TokenBudget))
-			n := r.advance(s, TokenBudgetContinuation, append(history, nudge), func(n *State) {
+			n := r.advance(s, TokenBudgetContinuation, append(history, nudge), func(n State) State {
 				n.Budget = BudgetTracker{Continuations: b.Continuations + 1, LastDelta: delta, LastTotal: r.outputTotal}
+				return n
 			})
-			return &n, nil
+			return n, nil
 		}
 	}
 
 	// 8. completed
-	return nil, r.finish(s, history, Completed, strings.TrimSpace(history[len(history)-1].Text()))
+	return s, r.finish(s, history, Completed, strings.TrimSpace(history[len(history)-1].Text()))
 }

@@ -12,7 +12,7 @@ import (
 const InputErrorResult = "Input error: the tool input is not valid JSON"
 
 // toolBranch is SPEC §2.6: the reply has tool_use blocks.
-func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out streamOutcome) (*State, *Result) {
+func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out streamOutcome) (State, *Result) {
 	p := &r.p
 	ids := make([]string, len(out.toolUses))
 	for i, u := range out.toolUses {
@@ -44,10 +44,10 @@ func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out stream
 
 	if ctx.Err() != nil {
 		r.emit(Notice{Text: InterruptedNotice})
-		return nil, r.finish(s, history, AbortedTools, InterruptedNotice)
+		return s, r.finish(s, history, AbortedTools, InterruptedNotice)
 	}
 	if prevent {
-		return nil, r.finish(s, history, HookStopped, "a tool hook prevented continuation")
+		return s, r.finish(s, history, HookStopped, "a tool hook prevented continuation")
 	}
 	if t := s.AutoCompactTracking; t != nil && t.Compacted {
 		c := *t
@@ -59,10 +59,10 @@ func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out stream
 	}
 	if next := s.TurnCount + 1; p.MaxTurns > 0 && next > p.MaxTurns {
 		r.emit(Notice{Text: MaxTurnsNotice})
-		return nil, r.finish(s, history, MaxTurns, MaxTurnsNotice)
+		return s, r.finish(s, history, MaxTurns, MaxTurnsNotice)
 	}
 	n := r.advance(s, NextTurn, history)
-	return &n, nil
+	return n, nil
 }
 
 // toolOutcome is one call's outcome; ran is false for a call that never
