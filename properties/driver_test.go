@@ -27,6 +27,11 @@ type driver struct {
 
 	mu  sync.Mutex
 	cur Happened
+	// failed counts the current iteration's failures already met.
+	failed int
+	// actions are the retry layer's actions of the last step (see
+	// RetryResult.Actions).
+	actions []string
 	// hookActive records the stop_hook_active flag the hooks were given.
 	hookActive []bool
 	nextID     int
@@ -36,8 +41,9 @@ type driver struct {
 // seam the test did not expect fails the test instead of hanging it.
 const watchdog = 10 * time.Second
 
-// startDriver starts a run of policy p with a token budget.
-func startDriver(p loop.Policy, budget int) *driver {
+// startDriver starts a run of policy p with a token budget, and with a
+// fallback model when fallback is set.
+func startDriver(p loop.Policy, budget int, fallback bool) *driver {
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &driver{cancel: cancel, happen: make(chan Happened), events: make(chan loop.Event, 64), done: make(chan struct{})}
 	cfg := loop.Config{
@@ -52,6 +58,9 @@ func startDriver(p loop.Policy, budget int) *driver {
 		TokenBudget:    budget,
 		IterationLimit: -1,
 		Observer:       d.observe,
+	}
+	if fallback {
+		cfg.FallbackModel = loop.ModelInfo{Name: fallbackName, ContextWindow: 200_000, MaxOutputTokens: 64_000}
 	}
 	go func() {
 		defer close(d.done)
@@ -72,7 +81,7 @@ func (d *driver) observe(e loop.Event) {
 			h = Happened{Reply: ReplyAborted}
 		}
 		d.mu.Lock()
-		d.cur = h
+		d.cur, d.failed = h, 0
 		d.mu.Unlock()
 	}
 }
@@ -87,6 +96,7 @@ func (d *driver) step(h Happened) (Decision, []loop.FieldChange, error) {
 	case <-time.After(watchdog):
 		return Decision{}, nil, fmt.Errorf("the loop did not start an iteration within %v", watchdog)
 	}
+	d.actions = nil
 	for {
 		select {
 		case e, ok := <-d.events:
@@ -94,6 +104,14 @@ func (d *driver) step(h Happened) (Decision, []loop.FieldChange, error) {
 				return Decision{}, nil, fmt.Errorf("the run ended without a decision (err %v)", d.err)
 			}
 			switch x := e.(type) {
+			case loop.Retry:
+				if x.NonStreaming {
+					d.actions = append(d.actions, "non_streaming "+string(x.Reason))
+				} else {
+					d.actions = append(d.actions, "retry "+string(x.Reason))
+				}
+			case loop.Fallback:
+				d.actions = append(d.actions, "fallback")
 			case loop.TransitionEvent:
 				return Decision{Transition: x.Transition}, x.Changes, nil
 			case loop.TerminalEvent:
@@ -132,7 +150,19 @@ func (m *driverModel) Stream(ctx context.Context, req loop.Request, yield func(l
 	d.mu.Lock()
 	d.nextID++
 	id := "toolu_" + strconv.Itoa(d.nextID)
+	var failure loop.ErrorKind
+	if d.failed < len(h.Failures) {
+		failure = h.Failures[d.failed]
+		d.failed++
+	}
 	d.mu.Unlock()
+	if failure != "" {
+		if failure == loop.ErrStream {
+			// an error event after some content
+			yield(loop.Block{Type: loop.BlockText, Text: "partial"})
+		}
+		return loop.Response{}, &loop.RequestError{Kind: failure, Status: failureStatus[failure], Message: string(failure)}
+	}
 	usage := loop.Usage{InputTokens: req.InputTokens, OutputTokens: h.Output}
 	reply := func(stop loop.StopReason, blocks ...loop.Block) (loop.Response, error) {
 		for _, b := range blocks {
@@ -237,4 +267,10 @@ func (c *driverCollapser) Drain(in loop.CollapseInput) loop.CollapseResult {
 	sum := loop.Message{ID: id, Role: loop.RoleUser, Meta: true, Blocks: []loop.Block{{Type: loop.BlockText, Text: "[collapsed]"}}}
 	msgs := append([]loop.Message{sum}, in.Messages[1:]...)
 	return loop.CollapseResult{Messages: msgs, Committed: 1, Removed: []string{in.Messages[0].ID}}
+}
+
+// failureStatus is the HTTP status the driver sends with each failure.
+var failureStatus = map[loop.ErrorKind]int{
+	loop.ErrRateLimited: 429, loop.ErrServer: 500, loop.ErrOverloaded: 529,
+	loop.ErrInvalidRequest: 400, loop.ErrFallbackTriggered: 529,
 }

@@ -26,6 +26,8 @@ type RefState struct {
 	// Malformed and Empty count the released agent's retries this turn.
 	Malformed int `json:"malformed"`
 	Empty     int `json:"empty"`
+	// FellBack: the run has switched to the fallback model (at most once).
+	FellBack bool `json:"fell_back,omitempty"`
 	// Last is the previous transition.
 	Last loop.Transition `json:"last,omitempty"`
 	// Output sums the output tokens of every main reply received.
@@ -90,7 +92,10 @@ const (
 // Happened is everything an iteration met that the decision depends on.
 // Fields that a path does not consult are ignored.
 type Happened struct {
-	Reply Reply `json:"reply"`
+	// Failures are what the main request's attempts meet, in order,
+	// before the reply (see RetryLayer).
+	Failures []loop.ErrorKind `json:"failures,omitempty"`
+	Reply    Reply            `json:"reply"`
 	// Output is the reply's output tokens.
 	Output int `json:"output,omitempty"`
 	// DrainCommits: draining staged collapses commits something.
@@ -112,6 +117,8 @@ type RefEnv struct {
 	TokenBudget int
 	// Compactable: the conversation has enough exchanges to compact.
 	Compactable bool
+	// FallbackModel: the run has a fallback model configured.
+	FallbackModel bool
 }
 
 // Decision is the loop's decision after one iteration: a transition (the
@@ -135,6 +142,12 @@ func (d Decision) String() string {
 // output count).
 func Decide(p loop.Policy, env RefEnv, s RefState, h Happened) (Decision, RefState) {
 	end := func(t loop.Terminal) (Decision, RefState) { return Decision{Terminal: t}, s }
+	retry := RetryLayer(p, env.FallbackModel, s.FellBack, h.Attempts(p))
+	s.FellBack = retry.FellBack
+	if retry.Failed != "" {
+		// PROFILE §7: an exhausted or unretried API failure
+		return end(p.APIErrorTerminal)
+	}
 	switch h.Reply {
 	case ReplyAborted:
 		return end(loop.AbortedStreaming)

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"testing"
 
+	"slices"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopsim/loopsim/loop"
 	"pgregory.net/rapid"
@@ -14,7 +16,9 @@ import (
 // model (Decide) with the same iteration outcomes, drawn by rapid as a
 // state machine, and requires the same decision at every step and the
 // same counters after it (the loop's read from its transitions' field
-// changes), and the same stop_hook_active handed to the stop hooks. A
+// changes), the same retry-layer actions (retries, non-streaming
+// switches, fallbacks; see RetryLayer) for the failures drawn before each
+// reply, and the same stop_hook_active handed to the stop hooks. A
 // run that ends starts the next one. The policy is a profile as it is or
 // drawn swarm-style from it.
 func TestReferenceAgreesWithLoop(t *testing.T) {
@@ -28,7 +32,7 @@ func TestReferenceAgreesWithLoop(t *testing.T) {
 		m := &refMachine{p: p, budget: rapid.SampledFrom([]int{0, 3_000}).Draw(rt, "token budget")}
 		primary := loop.ModelInfo{Name: primaryName, MaxOutputTokens: 64_000}
 		m.env = RefEnv{Headroom: min(p.EscalatedMaxTokens, primary.MaxOutputTokens) > p.MaxTokens(primary),
-			TokenBudget: m.budget, Compactable: true}
+			TokenBudget: m.budget, Compactable: true, FallbackModel: rapid.Bool().Draw(rt, "fallback model")}
 		m.start()
 		defer func() { m.d.stop() }()
 		actions := map[string]func(*rapid.T){}
@@ -53,7 +57,7 @@ type refMachine struct {
 }
 
 func (m *refMachine) start() {
-	m.d = startDriver(m.p, m.budget)
+	m.d = startDriver(m.p, m.budget, m.env.FallbackModel)
 	m.ref, m.mirror = NewRefState(), NewRefState()
 	m.log = nil
 }
@@ -61,6 +65,7 @@ func (m *refMachine) start() {
 // play draws an iteration meeting reply r and compares the decisions.
 func (m *refMachine) play(t *rapid.T, r Reply) {
 	h := Happened{
+		Failures:     failuresGen().Draw(t, "failures"),
 		Reply:        r,
 		Output:       rapid.SampledFrom([]int{1, 600, 3_000}).Draw(t, "output"),
 		DrainCommits: rapid.Bool().Draw(t, "drain commits"),
@@ -77,6 +82,10 @@ func (m *refMachine) play(t *rapid.T, r Reply) {
 	m.log = append(m.log, fmt.Sprintf("%+v -> loop %s, reference %s", h, got, want))
 	if got != want {
 		t.Fatalf("decision differs: loop %s, reference %s\npolicy %s %v\n%s", got, want, m.p.Name, PolicyDiff(m.p), m.history())
+	}
+	retry := RetryLayer(m.p, m.env.FallbackModel, m.ref.FellBack, h.Attempts(m.p))
+	if !slices.Equal(m.d.actions, retry.Actions) {
+		t.Fatalf("retry layer differs:\n loop      %q\n reference %q\npolicy %s %v\n%s", m.d.actions, retry.Actions, m.p.Name, PolicyDiff(m.p), m.history())
 	}
 	if flags := m.d.hookActiveFlags(); len(flags) > hooksBefore && flags[len(flags)-1] != m.ref.StopHookActive {
 		t.Fatalf("stop hooks were given stop_hook_active=%t, the reference has %t\n%s", flags[len(flags)-1], m.ref.StopHookActive, m.history())
@@ -149,4 +158,27 @@ func applyChanges(s *RefState, changes []loop.FieldChange) error {
 		}
 	}
 	return nil
+}
+
+// failureKinds are the failures the retry layer tells apart, in a fixed
+// order.
+var failureKinds = []loop.ErrorKind{
+	loop.ErrRateLimited, loop.ErrServer, loop.ErrOverloaded, loop.ErrConnection,
+	loop.ErrInvalidRequest, loop.ErrStream, loop.ErrFallbackTriggered,
+}
+
+// failuresGen draws what a main request meets before its reply: mostly
+// nothing, else up to two runs of one failure kind, long enough to
+// exhaust the profiles' retries.
+func failuresGen() *rapid.Generator[[]loop.ErrorKind] {
+	return rapid.Custom(func(t *rapid.T) []loop.ErrorKind {
+		var out []loop.ErrorKind
+		runs := rapid.SampledFrom([]int{0, 0, 1, 2}).Draw(t, "failure runs")
+		for range runs {
+			k := rapid.SampledFrom(failureKinds).Draw(t, "failure kind")
+			n := rapid.SampledFrom([]int{1, 2, 3, 11}).Draw(t, "failure count")
+			out = append(out, slices.Repeat([]loop.ErrorKind{k}, n)...)
+		}
+		return out
+	})
 }

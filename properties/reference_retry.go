@@ -1,0 +1,103 @@
+package properties
+
+import "github.com/loopsim/loopsim/loop"
+
+// This file is the reference's API retry layer and model fallback
+// (PROFILE-claude-code.md §7, SPEC §2.3's inner fallback loop), written
+// from the documents: what happens between the loop sending a main
+// request and the request getting through (or failing for good).
+
+// RetryResult is what the retry layer did with one main request that met
+// a list of failures before its reply.
+type RetryResult struct {
+	// Actions lists, in order, each decision to send again: "retry
+	// <kind>" (the same request again, with back-off or at once),
+	// "non_streaming <kind>" (the switch to one non-streaming attempt) and
+	// "fallback" (the switch to the fallback model, then a fresh request).
+	Actions []string
+	// Failed is the failure that ended the request; "" when the request
+	// got through every failure to its reply.
+	Failed loop.ErrorKind
+	// FellBack: the fallback model is in use after the request.
+	FellBack bool
+}
+
+// apiRetryable are the failures retried with back-off: 429, 500, 529 and
+// dropped connections (PROFILE §7).
+func apiRetryable(k loop.ErrorKind) bool {
+	switch k {
+	case loop.ErrRateLimited, loop.ErrServer, loop.ErrOverloaded, loop.ErrConnection:
+		return true
+	}
+	return false
+}
+
+// RetryLayer is the reference's retry layer for one main request: the
+// request meets failures, in order, on its successive attempts, and after
+// them its reply. fellBack says whether the run already switched models;
+// hasFallback whether the run has a fallback model configured.
+//
+// The rules, from PROFILE §7 and SPEC §2.3:
+//   - 429, 500, 529 and dropped connections are retried, up to
+//     p.APIRetries retries per request;
+//   - an error event mid-stream (and a dropped connection once its
+//     retries are used up) gets one non-streaming attempt when
+//     p.NonStreamingFallback is on;
+//   - any other 400 is re-sent at once, up to p.InvalidRequestResends
+//     times;
+//   - with p.Fallback and a fallback model, and no switch yet in the run:
+//     p.FallbackAfter529s consecutive 529s, a single 500 when
+//     p.FallbackOn500, or the model's own fallback_triggered switch
+//     models and send a fresh request (its counts start again); a second
+//     switch is never attempted;
+//   - anything else ends the request with that failure.
+func RetryLayer(p loop.Policy, hasFallback, fellBack bool, failures []loop.ErrorKind) RetryResult {
+	res := RetryResult{FellBack: fellBack}
+	retries, resends, overloads, nonStreaming := 0, 0, 0, false
+	for _, k := range failures {
+		if k == loop.ErrOverloaded {
+			overloads++
+		} else {
+			overloads = 0
+		}
+		canSwitch := p.Fallback && hasFallback && !res.FellBack
+		switch {
+		case canSwitch && (k == loop.ErrFallbackTriggered ||
+			(k == loop.ErrOverloaded && p.FallbackAfter529s > 0 && overloads >= p.FallbackAfter529s) ||
+			(k == loop.ErrServer && p.FallbackOn500)):
+			res.FellBack = true
+			res.Actions = append(res.Actions, "fallback")
+			retries, resends, overloads, nonStreaming = 0, 0, 0, false
+		case apiRetryable(k) && retries < p.APIRetries:
+			retries++
+			res.Actions = append(res.Actions, "retry "+string(k))
+		case (k == loop.ErrStream || k == loop.ErrConnection) && p.NonStreamingFallback && !nonStreaming:
+			nonStreaming = true
+			res.Actions = append(res.Actions, "non_streaming "+string(k))
+		case k == loop.ErrInvalidRequest && resends < p.InvalidRequestResends:
+			resends++
+			res.Actions = append(res.Actions, "retry "+string(k))
+		default:
+			res.Failed = k
+			return res
+		}
+	}
+	return res
+}
+
+// Attempts is every failure the iteration's main request meets under
+// policy p: h.Failures, then, for ReplyAPIError (a 529 on every attempt),
+// as many 529s as the retry layer can take (two requests' worth, for a
+// fallback in between).
+func (h Happened) Attempts(p loop.Policy) []loop.ErrorKind {
+	if h.Reply != ReplyAPIError {
+		return h.Failures
+	}
+	n := 2*(p.APIRetries+1) + p.FallbackAfter529s
+	out := make([]loop.ErrorKind, 0, len(h.Failures)+n)
+	out = append(out, h.Failures...)
+	for range n {
+		out = append(out, loop.ErrOverloaded)
+	}
+	return out
+}

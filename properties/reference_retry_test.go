@@ -1,0 +1,78 @@
+package properties
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/loopsim/loopsim/loop"
+)
+
+// TestRetryLayerFollowsTheDocuments checks the reference's retry layer
+// against the statements of PROFILE-claude-code.md §7 and SPEC §2.3.
+func TestRetryLayerFollowsTheDocuments(t *testing.T) {
+	seed, cc := loop.Seed(), loop.ClaudeCode()
+	rep := func(k loop.ErrorKind, n int) []loop.ErrorKind { return slices.Repeat([]loop.ErrorKind{k}, n) }
+	retries := func(k loop.ErrorKind, n int) []string { return slices.Repeat([]string{"retry " + string(k)}, n) }
+	tests := []struct {
+		name        string
+		p           loop.Policy
+		hasFallback bool
+		fellBack    bool
+		failures    []loop.ErrorKind
+		actions     []string
+		failed      loop.ErrorKind
+		fellBackOut bool
+	}{
+		{"§7: ten 529s are retried, the request then goes through", cc, false, false, rep(loop.ErrOverloaded, 10),
+			retries(loop.ErrOverloaded, 10), "", false},
+		{"§7: the 11th 529 exhausts the retries", cc, false, false, rep(loop.ErrOverloaded, 11),
+			retries(loop.ErrOverloaded, 10), loop.ErrOverloaded, false},
+		{"§7: 429s and dropped connections share the ten retries", cc, false, false,
+			append(rep(loop.ErrRateLimited, 6), rep(loop.ErrConnection, 5)...),
+			append(retries(loop.ErrRateLimited, 6), append(retries(loop.ErrConnection, 4), "non_streaming connection")...), "", false},
+		{"§7: three consecutive 529s switch to the fallback model", cc, true, false, rep(loop.ErrOverloaded, 3),
+			[]string{"retry overloaded", "retry overloaded", "fallback"}, "", true},
+		{"§7: a 429 breaks the run of 529s", cc, true, false,
+			[]loop.ErrorKind{loop.ErrOverloaded, loop.ErrOverloaded, loop.ErrRateLimited, loop.ErrOverloaded},
+			[]string{"retry overloaded", "retry overloaded", "retry rate_limited", "retry overloaded"}, "", false},
+		{"§7: a single 500 switches models", cc, true, false, []loop.ErrorKind{loop.ErrServer}, []string{"fallback"}, "", true},
+		{"SPEC §2.3: a second switch is never attempted", cc, true, true, []loop.ErrorKind{loop.ErrServer},
+			[]string{"retry server_error"}, "", true},
+		{"§7: without a fallback model a 500 is retried", cc, false, false, []loop.ErrorKind{loop.ErrServer},
+			[]string{"retry server_error"}, "", false},
+		{"§7: other 400s are re-sent five times", cc, false, false, rep(loop.ErrInvalidRequest, 6),
+			retries(loop.ErrInvalidRequest, 5), loop.ErrInvalidRequest, false},
+		{"§7: a mid-stream error gets one non-streaming retry", cc, false, false, rep(loop.ErrStream, 2),
+			[]string{"non_streaming stream_error"}, loop.ErrStream, false},
+		{"SPEC §2.3: the seed falls back on fallback_triggered", seed, true, false, rep(loop.ErrFallbackTriggered, 2),
+			[]string{"fallback"}, loop.ErrFallbackTriggered, true},
+		{"SPEC §2.3: without a fallback model fallback_triggered is an error", seed, false, false,
+			[]loop.ErrorKind{loop.ErrFallbackTriggered}, nil, loop.ErrFallbackTriggered, false},
+		{"seed: no retry layer", seed, true, false, []loop.ErrorKind{loop.ErrOverloaded}, nil, loop.ErrOverloaded, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := RetryLayer(tt.p, tt.hasFallback, tt.fellBack, tt.failures)
+			if !slices.Equal(got.Actions, tt.actions) || got.Failed != tt.failed || got.FellBack != tt.fellBackOut {
+				t.Errorf("got %q failed %q fell back %t\nwant %q failed %q fell back %t",
+					got.Actions, got.Failed, got.FellBack, tt.actions, tt.failed, tt.fellBackOut)
+			}
+		})
+	}
+}
+
+// TestDecideEndsOnExhaustedRetries checks the terminal of an exhausted
+// retry layer (PROFILE §7: api_error; SPEC §2.3: model_error in the seed).
+func TestDecideEndsOnExhaustedRetries(t *testing.T) {
+	env := RefEnv{Compactable: true}
+	for _, p := range []loop.Policy{loop.Seed(), loop.ClaudeCode()} {
+		h := Happened{Failures: slices.Repeat([]loop.ErrorKind{loop.ErrOverloaded}, 11), Reply: ReplyText}
+		if d, _ := Decide(p, env, NewRefState(), h); d.Terminal != p.APIErrorTerminal {
+			t.Errorf("%s: %s, want terminal %s", p.Name, d, p.APIErrorTerminal)
+		}
+	}
+	h := Happened{Failures: slices.Repeat([]loop.ErrorKind{loop.ErrOverloaded}, 10), Reply: ReplyText}
+	if d, _ := Decide(loop.ClaudeCode(), env, NewRefState(), h); d.Terminal != loop.Completed {
+		t.Errorf("claude-code after ten 529s: %s, want terminal completed", d)
+	}
+}
