@@ -32,6 +32,9 @@ type driver struct {
 	// actions are the retry layer's actions of the last step (see
 	// RetryResult.Actions).
 	actions []string
+	// compacts are the last step's auto-compactions attempted (CompactOK
+	// or CompactFailed).
+	compacts []string
 	// hookActive records the stop_hook_active flag the hooks were given.
 	hookActive []bool
 	nextID     int
@@ -96,7 +99,7 @@ func (d *driver) step(h Happened) (Decision, []loop.FieldChange, error) {
 	case <-time.After(watchdog):
 		return Decision{}, nil, fmt.Errorf("the loop did not start an iteration within %v", watchdog)
 	}
-	d.actions = nil
+	d.actions, d.compacts = nil, nil
 	for {
 		select {
 		case e, ok := <-d.events:
@@ -112,6 +115,10 @@ func (d *driver) step(h Happened) (Decision, []loop.FieldChange, error) {
 				}
 			case loop.Fallback:
 				d.actions = append(d.actions, "fallback")
+			case loop.Compaction:
+				if x.Trigger == loop.TriggerAuto && x.Skipped == "" {
+					d.compacts = append(d.compacts, map[bool]string{true: CompactOK, false: CompactFailed}[x.OK])
+				}
 			case loop.TransitionEvent:
 				return Decision{Transition: x.Transition}, x.Changes, nil
 			case loop.TerminalEvent:
@@ -164,6 +171,9 @@ func (m *driverModel) Stream(ctx context.Context, req loop.Request, yield func(l
 		return loop.Response{}, &loop.RequestError{Kind: failure, Status: failureStatus[failure], Message: string(failure)}
 	}
 	usage := loop.Usage{InputTokens: req.InputTokens, OutputTokens: h.Output}
+	if h.Context > 0 {
+		usage.InputTokens = h.Context - h.Output
+	}
 	reply := func(stop loop.StopReason, blocks ...loop.Block) (loop.Response, error) {
 		for _, b := range blocks {
 			yield(b)

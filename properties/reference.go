@@ -26,6 +26,12 @@ type RefState struct {
 	// Malformed and Empty count the released agent's retries this turn.
 	Malformed int `json:"malformed"`
 	Empty     int `json:"empty"`
+	// Context is the context size the last reply kept in the history
+	// reported (input + cache + output); 0 stands for a count far under
+	// every threshold.
+	Context int `json:"context,omitempty"`
+	// Auto is the auto-compact tracking.
+	Auto RefAutoCompact `json:"auto"`
 	// FellBack: the run has switched to the fallback model (at most once).
 	FellBack bool `json:"fell_back,omitempty"`
 	// Last is the previous transition.
@@ -96,11 +102,14 @@ type Happened struct {
 	// before the reply (see RetryLayer).
 	Failures []loop.ErrorKind `json:"failures,omitempty"`
 	Reply    Reply            `json:"reply"`
+	// Context is the context size the reply's usage reports; 0 stands
+	// for a count far under every threshold.
+	Context int `json:"context,omitempty"`
 	// Output is the reply's output tokens.
 	Output int `json:"output,omitempty"`
 	// DrainCommits: draining staged collapses commits something.
 	DrainCommits bool `json:"drain_commits,omitempty"`
-	// CompactOK: a reactive compaction succeeds.
+	// CompactOK: a compaction (auto or reactive) succeeds.
 	CompactOK bool `json:"compact_ok,omitempty"`
 	// Hook is the stop hooks' verdict ("" when no hooks are configured).
 	Hook Hook `json:"hook,omitempty"`
@@ -119,6 +128,13 @@ type RefEnv struct {
 	Compactable bool
 	// FallbackModel: the run has a fallback model configured.
 	FallbackModel bool
+	// Limits are the primary model's thresholds (the fallback model has
+	// the same window); the zero Limits enforce nothing.
+	Limits loop.Limits
+	// ReactiveOnly: the primary model runs in reactive-only mode.
+	ReactiveOnly bool
+	// Exchanges is how many exchanges the conversation has (at least).
+	Exchanges int
 }
 
 // Decision is the loop's decision after one iteration: a transition (the
@@ -141,6 +157,28 @@ func (d Decision) String() string {
 // decision and the state after it (s itself after a terminal, but for the
 // output count).
 func Decide(p loop.Policy, env RefEnv, s RefState, h Happened) (Decision, RefState) {
+	if env.Limits != (loop.Limits{}) {
+		_, end, n := PreRequest(p, env, s, h.CompactOK)
+		if end != "" {
+			return Decision{Terminal: end}, n
+		}
+		s = n
+	}
+	d, n := decideAfterRequest(p, env, s, h)
+	if d.Terminal == "" {
+		if replied(h.Reply) {
+			n.Auto.RepliesSince++
+		}
+		if keepsReply(d.Transition) {
+			n.Context = h.Context
+		}
+	}
+	return d, n
+}
+
+// decideAfterRequest is the decision once the request is sent: the retry
+// layer, then what the reply leads to.
+func decideAfterRequest(p loop.Policy, env RefEnv, s RefState, h Happened) (Decision, RefState) {
 	end := func(t loop.Terminal) (Decision, RefState) { return Decision{Terminal: t}, s }
 	retry := RetryLayer(p, env.FallbackModel, s.FellBack, h.Attempts(p))
 	s.FellBack = retry.FellBack
@@ -265,6 +303,7 @@ func next(s RefState, t loop.Transition, edit ...func(*RefState)) (Decision, Ref
 		n.StopHookActive = s.StopHookActive // kept
 	case loop.ReactiveCompactRetry:
 		n.ReactiveCompacts++
+		n.Auto = RefAutoCompact{} // cleared
 	case loop.MaxOutputTokensEscalate:
 		n.OverrideSet, n.Escalated = true, true
 	case loop.MaxOutputTokensRecovery:

@@ -18,7 +18,9 @@ import (
 // same counters after it (the loop's read from its transitions' field
 // changes), the same retry-layer actions (retries, non-streaming
 // switches, fallbacks; see RetryLayer) for the failures drawn before each
-// reply, and the same stop_hook_active handed to the stop hooks. A
+// reply, the same auto-compactions attempted before each request (the
+// replies report context sizes drawn around the policy's thresholds), and
+// the same stop_hook_active handed to the stop hooks. A
 // run that ends starts the next one. The policy is a profile as it is or
 // drawn swarm-style from it.
 func TestReferenceAgreesWithLoop(t *testing.T) {
@@ -29,10 +31,18 @@ func TestReferenceAgreesWithLoop(t *testing.T) {
 			p = PolicyGen(base).Draw(rt, "policy")
 		}
 		p.MaxTurns = rapid.SampledFrom([]int{0, 3}).Draw(rt, "max turns")
-		m := &refMachine{p: p, budget: rapid.SampledFrom([]int{0, 3_000}).Draw(rt, "token budget")}
-		primary := loop.ModelInfo{Name: primaryName, MaxOutputTokens: 64_000}
+		// snip frees the sizes of the messages it drops, which the
+		// reference does not model
+		p.Snip = false
+		m := &refMachine{p: p, budget: rapid.SampledFrom([]int{0, 3_000}).Draw(rt, "token budget"),
+			pressure: rapid.Bool().Draw(rt, "context pressure")}
+		primary := loop.ModelInfo{Name: primaryName, ContextWindow: 200_000, MaxOutputTokens: 64_000}
 		m.env = RefEnv{Headroom: min(p.EscalatedMaxTokens, primary.MaxOutputTokens) > p.MaxTokens(primary),
-			TokenBudget: m.budget, Compactable: true, FallbackModel: rapid.Bool().Draw(rt, "fallback model")}
+			TokenBudget: m.budget, Compactable: true, FallbackModel: rapid.Bool().Draw(rt, "fallback model"),
+			Limits: p.Limits(primary), ReactiveOnly: slices.Contains(p.ReactiveOnlyModels, primaryName),
+			// the driver's history has six exchanges; its compactions drop
+			// one message
+			Exchanges: 5}
 		m.start()
 		defer func() { m.d.stop() }()
 		actions := map[string]func(*rapid.T){}
@@ -49,9 +59,12 @@ type refMachine struct {
 	p      loop.Policy
 	env    RefEnv
 	budget int
-	d      *driver
-	ref    RefState
-	mirror RefState
+	// pressure: the replies mostly report a context over the auto-compact
+	// threshold.
+	pressure bool
+	d        *driver
+	ref      RefState
+	mirror   RefState
 	// log is the run so far, for failure messages.
 	log []string
 }
@@ -65,13 +78,22 @@ func (m *refMachine) start() {
 // play draws an iteration meeting reply r and compares the decisions.
 func (m *refMachine) play(t *rapid.T, r Reply) {
 	h := Happened{
-		Failures:     failuresGen().Draw(t, "failures"),
+		Failures: failuresGen().Draw(t, "failures"),
+		// over the blocking limit only without context collapse: the loop
+		// skips the blocking check under collapse, which the documents do
+		// not say (TestBlockingLimitUnderCollapse)
+		Context:      contextGen(m.env.Limits, m.pressure, !m.p.ContextCollapse).Draw(t, "context"),
 		Reply:        r,
 		Output:       rapid.SampledFrom([]int{1, 600, 3_000}).Draw(t, "output"),
 		DrainCommits: rapid.Bool().Draw(t, "drain commits"),
 		CompactOK:    rapid.Bool().Draw(t, "compact ok"),
 		Hook:         rapid.SampledFrom([]Hook{HookPasses, HookBlocks, HookPrevents, HookFails}).Draw(t, "hook"),
 		Tools:        rapid.SampledFrom([]ToolsEnd{ToolsOK, ToolsOK, ToolsAborted, ToolsPrevents}).Draw(t, "tools"),
+	}
+	if rapidRefillDue(m.p, m.env, m.ref) {
+		// the loop does not count a rapid refill whose compaction fails,
+		// which the documents do not say (TestRapidRefillWithFailedCompaction)
+		h.CompactOK = true
 	}
 	hooksBefore := len(m.d.hookActiveFlags())
 	got, changes, err := m.d.step(h)
@@ -83,7 +105,14 @@ func (m *refMachine) play(t *rapid.T, r Reply) {
 	if got != want {
 		t.Fatalf("decision differs: loop %s, reference %s\npolicy %s %v\n%s", got, want, m.p.Name, PolicyDiff(m.p), m.history())
 	}
+	compact, ended, _ := PreRequest(m.p, m.env, m.ref, h.CompactOK)
+	if want := nonEmpty(compact); !slices.Equal(m.d.compacts, want) {
+		t.Fatalf("auto-compact differs: loop %q, reference %q\npolicy %s %v\n%s", m.d.compacts, want, m.p.Name, PolicyDiff(m.p), m.history())
+	}
 	retry := RetryLayer(m.p, m.env.FallbackModel, m.ref.FellBack, h.Attempts(m.p))
+	if ended != "" {
+		retry.Actions = nil
+	}
 	if !slices.Equal(m.d.actions, retry.Actions) {
 		t.Fatalf("retry layer differs:\n loop      %q\n reference %q\npolicy %s %v\n%s", m.d.actions, retry.Actions, m.p.Name, PolicyDiff(m.p), m.history())
 	}
@@ -181,4 +210,36 @@ func failuresGen() *rapid.Generator[[]loop.ErrorKind] {
 		}
 		return out
 	})
+}
+
+// contextGen draws the context size a reply reports: mostly small (mostly
+// over the threshold under pressure), else
+// well between the auto-compact threshold and the blocking limit, or
+// (with overBlocking) well over the blocking limit (far enough from each that what is appended
+// after the reply cannot cross one).
+func contextGen(l loop.Limits, pressure, overBlocking bool) *rapid.Generator[int] {
+	mid := (l.AutoCompactThreshold + l.BlockingLimit) / 2
+	levels := []int{0, 0, 0, mid}
+	if pressure {
+		levels = []int{0, mid, mid, mid}
+	}
+	if overBlocking {
+		levels = append(levels, l.BlockingLimit+10_000)
+	}
+	return rapid.SampledFrom(levels)
+}
+
+// nonEmpty is s as a list: empty for "".
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// rapidRefillDue reports whether the next iteration starts with a rapid
+// refill.
+func rapidRefillDue(p loop.Policy, env RefEnv, s RefState) bool {
+	_, _, n := PreRequest(p, env, s, false)
+	return n.Auto.RapidRefills > s.Auto.RapidRefills
 }

@@ -1,0 +1,107 @@
+package properties
+
+import "github.com/loopsim/loopsim/loop"
+
+// This file is the reference's step before each main request: auto-compact
+// (SPEC §2.1.6, PROFILE §3, with the circuit breaker and the thrash
+// guard) and the blocking limit (SPEC §2.2, PROFILE §3), written from the
+// documents.
+
+// RefAutoCompact is autoCompactTracking (SPEC §1) with the thrash guard's
+// count.
+type RefAutoCompact struct {
+	// Compacted: an auto-compact succeeded since the tracking was last
+	// cleared.
+	Compacted bool `json:"compacted,omitempty"`
+	// RepliesSince counts the model replies received since that
+	// compaction.
+	RepliesSince int `json:"replies_since,omitempty"`
+	// Failures counts consecutive auto-compact failures.
+	Failures int `json:"failures,omitempty"`
+	// RapidRefills counts consecutive rapid refills.
+	RapidRefills int `json:"rapid_refills,omitempty"`
+}
+
+// Compact attempts, as PreRequest reports them.
+const (
+	CompactNone   = ""
+	CompactOK     = "ok"
+	CompactFailed = "failed"
+)
+
+// PreRequest is what happens before an iteration's main request, in
+// state s, when an auto-compaction would succeed if compactOK. It returns
+// the auto-compaction attempted (CompactNone, CompactOK or CompactFailed),
+// the terminal if the loop ends before sending, and the state after.
+//
+// The token count is the last reply's usage plus the sizes appended
+// after it (PROFILE §3); the reference holds the reply's part in
+// s.Context and takes the appended part as too small to cross a
+// threshold. The rules:
+//   - a model in reactive-only mode enforces neither threshold nor
+//     blocking limit (PROFILE §3);
+//   - auto-compact acts when on and context collapse is off (SPEC
+//     §2.1.6), at or over the threshold, unless p.MaxAutoCompactFailures
+//     consecutive failures tripped the circuit breaker, or the
+//     conversation has fewer than p.MinExchangesToCompact exchanges and
+//     the count is under the blocking limit (PROFILE §3);
+//   - reaching the threshold again within p.RapidRefillWindow replies
+//     after a compaction is a rapid refill; the p.RapidRefillTrip-th
+//     consecutive one ends rapid_refill_breaker, a refill further apart
+//     restarts the count (PROFILE §3);
+//   - a success resets the failures and restarts the reply count; a
+//     failure adds one failure;
+//   - if nothing was compacted and the count is at or over the blocking
+//     limit, the loop ends blocking_limit (SPEC §2.2), except when the
+//     reactive path owns overflow (p.ReactiveOwnsOverflow with reactive
+//     compact and auto-compact both on).
+func PreRequest(p loop.Policy, env RefEnv, s RefState, compactOK bool) (string, loop.Terminal, RefState) {
+	if env.ReactiveOnly && !s.FellBack {
+		return CompactNone, "", s
+	}
+	count, lim := s.Context, env.Limits
+	autoOn := p.AutoCompact && !p.ContextCollapse
+	attempt := CompactNone
+	if autoOn && count >= lim.AutoCompactThreshold &&
+		s.Auto.Failures < p.MaxAutoCompactFailures &&
+		(env.Exchanges >= p.MinExchangesToCompact || count >= lim.BlockingLimit) {
+		if p.RapidRefillWindow > 0 && s.Auto.Compacted && s.Auto.RepliesSince <= p.RapidRefillWindow {
+			s.Auto.RapidRefills++
+			if s.Auto.RapidRefills >= p.RapidRefillTrip {
+				return CompactNone, loop.RapidRefillBreaker, s
+			}
+		} else {
+			s.Auto.RapidRefills = 0
+		}
+		if compactOK {
+			s.Auto = RefAutoCompact{Compacted: true, RapidRefills: s.Auto.RapidRefills}
+			return CompactOK, "", s
+		}
+		s.Auto.Failures++
+		attempt = CompactFailed
+	}
+	if count >= lim.BlockingLimit && !(p.ReactiveOwnsOverflow && p.ReactiveCompact && autoOn) {
+		return attempt, loop.BlockingLimit, s
+	}
+	return attempt, "", s
+}
+
+// replied reports whether the main request got a reply (a successful
+// response, kept or not).
+func replied(r Reply) bool {
+	switch r {
+	case ReplyPromptTooLong, ReplyMedia, ReplyRequestTooLarge, ReplyImage, ReplyAPIError, ReplyAborted:
+		return false
+	}
+	return true
+}
+
+// keepsReply reports whether transition t keeps the iteration's reply in
+// the history (so its usage anchors the next count).
+func keepsReply(t loop.Transition) bool {
+	switch t {
+	case loop.NextTurn, loop.MaxOutputTokensRecovery, loop.StopHookBlocking, loop.TokenBudgetContinuation:
+		return true
+	}
+	return false
+}
