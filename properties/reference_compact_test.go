@@ -89,6 +89,13 @@ func TestThrashGuardFollowsTheDocuments(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("refilling after every reply:\n got %v\nwant %v", got, want)
 	}
+	// two rapid refills, a refill three replies later (not rapid: the
+	// count restarts), then three rapid ones
+	restart := []Happened{full, full, full, light, light, full, full, full, full, full}
+	want = append(slices.Repeat([]string{"next_turn"}, 9), "terminal rapid_refill_breaker")
+	if got := playRef(cc, env, restart...); !slices.Equal(got, want) {
+		t.Errorf("a refill further apart restarts the count:\n got %v\nwant %v", got, want)
+	}
 	apart := slices.Repeat([]Happened{full, light, light}, 8)
 	if got := playRef(cc, env, apart...); !slices.Equal(got, slices.Repeat([]string{"next_turn"}, len(apart))) {
 		t.Errorf("refills three replies apart: %v", got)

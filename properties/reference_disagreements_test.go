@@ -84,6 +84,7 @@ func TestDocumentedThrashScriptsAgree(t *testing.T) {
 	light.Context = 0
 	agreeOnScript(t, p, env, repeatHappened(full, 6)...)
 	agreeOnScript(t, p, env, slices.Repeat([]Happened{full, light, light}, 6)...)
+	agreeOnScript(t, p, env, full, full, full, light, light, full, full, full, full, full)
 	over := full
 	over.Context, over.CompactOK = env.Limits.BlockingLimit+10_000, false
 	agreeOnScript(t, p, env, over, over)
