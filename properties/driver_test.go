@@ -32,6 +32,9 @@ type driver struct {
 	// actions are the retry layer's actions of the last step (see
 	// RetryResult.Actions).
 	actions []string
+	// models are the models of the main requests of the current
+	// iteration.
+	models []string
 	// compacts are the last step's auto-compactions attempted (CompactOK
 	// or CompactFailed).
 	compacts []string
@@ -84,7 +87,7 @@ func (d *driver) observe(e loop.Event) {
 			h = Happened{Reply: ReplyAborted}
 		}
 		d.mu.Lock()
-		d.cur, d.failed = h, 0
+		d.cur, d.failed, d.models = h, 0, nil
 		d.mu.Unlock()
 	}
 }
@@ -157,6 +160,7 @@ func (m *driverModel) Stream(ctx context.Context, req loop.Request, yield func(l
 	d.mu.Lock()
 	d.nextID++
 	id := "toolu_" + strconv.Itoa(d.nextID)
+	d.models = append(d.models, req.Model)
 	var failure loop.ErrorKind
 	if d.failed < len(h.Failures) {
 		failure = h.Failures[d.failed]
@@ -283,4 +287,11 @@ func (c *driverCollapser) Drain(in loop.CollapseInput) loop.CollapseResult {
 var failureStatus = map[loop.ErrorKind]int{
 	loop.ErrRateLimited: 429, loop.ErrServer: 500, loop.ErrOverloaded: 529,
 	loop.ErrInvalidRequest: 400, loop.ErrFallbackTriggered: 529,
+}
+
+// requestModels is the models of the current iteration's main requests.
+func (d *driver) requestModels() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.models...)
 }

@@ -116,6 +116,9 @@ func (m *refMachine) play(t *rapid.T, r Reply) {
 	if !slices.Equal(m.d.actions, retry.Actions) {
 		t.Fatalf("retry layer differs:\n loop      %q\n reference %q\npolicy %s %v\n%s", m.d.actions, retry.Actions, m.p.Name, PolicyDiff(m.p), m.history())
 	}
+	if want := requestModels(m.ref.FellBack, retry.Actions, ended != ""); !slices.Equal(m.d.requestModels(), want) {
+		t.Fatalf("requests went to models %q, the reference has %q\n%s", m.d.requestModels(), want, m.history())
+	}
 	if flags := m.d.hookActiveFlags(); len(flags) > hooksBefore && flags[len(flags)-1] != m.ref.StopHookActive {
 		t.Fatalf("stop hooks were given stop_hook_active=%t, the reference has %t\n%s", flags[len(flags)-1], m.ref.StopHookActive, m.history())
 	}
@@ -242,4 +245,20 @@ func nonEmpty(s string) []string {
 func rapidRefillDue(p loop.Policy, env RefEnv, s RefState) bool {
 	_, _, n := PreRequest(p, env, s, false)
 	return n.Auto.RapidRefills > s.Auto.RapidRefills
+}
+
+// requestModels is the model of each main request an iteration sends:
+// one request, and one more after each retry action; the fallback model
+// from the first fallback on (or throughout, if the run fell back).
+func requestModels(fellBack bool, actions []string, ended bool) []string {
+	if ended {
+		return nil
+	}
+	model := map[bool]string{false: primaryName, true: fallbackName}
+	out := []string{model[fellBack]}
+	for _, a := range actions {
+		fellBack = fellBack || a == "fallback"
+		out = append(out, model[fellBack])
+	}
+	return out
 }
