@@ -32,8 +32,8 @@ type driver struct {
 	// actions are the retry layer's actions of the last step (see
 	// RetryResult.Actions).
 	actions []string
-	// models are the models of the main requests of the current
-	// iteration.
+	// models are the main requests of the current iteration, as
+	// requestShape writes them.
 	models []string
 	// compacts are the last step's auto-compactions attempted (CompactOK
 	// or CompactFailed).
@@ -160,7 +160,7 @@ func (m *driverModel) Stream(ctx context.Context, req loop.Request, yield func(l
 	d.mu.Lock()
 	d.nextID++
 	id := "toolu_" + strconv.Itoa(d.nextID)
-	d.models = append(d.models, req.Model)
+	d.models = append(d.models, requestShape(req.Model, req.NonStreaming, req.MaxTokens))
 	var failure loop.ErrorKind
 	if d.failed < len(h.Failures) {
 		failure = h.Failures[d.failed]
@@ -289,9 +289,18 @@ var failureStatus = map[loop.ErrorKind]int{
 	loop.ErrInvalidRequest: 400, loop.ErrFallbackTriggered: 529,
 }
 
-// requestModels is the models of the current iteration's main requests.
+// requestModels is the current iteration's main requests, as
+// requestShape writes them.
 func (d *driver) requestModels() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return append([]string(nil), d.models...)
+}
+
+// requestShape writes a request's model, streaming and output cap.
+func requestShape(model string, nonStreaming bool, maxTokens int) string {
+	if nonStreaming {
+		model += " non-streaming"
+	}
+	return model + " max_tokens " + strconv.Itoa(maxTokens)
 }

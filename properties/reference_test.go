@@ -3,6 +3,7 @@ package properties
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"slices"
@@ -34,6 +35,8 @@ func TestReferenceAgreesWithLoop(t *testing.T) {
 		// snip frees the sizes of the messages it drops, which the
 		// reference does not model
 		p.Snip = false
+		// a non-streaming cap under the models' maximum, so that it binds
+		p.NonStreamingMaxTokens = rapid.SampledFrom([]int{64_000, 4_000}).Draw(rt, "non_streaming_max_tokens")
 		m := &refMachine{p: p, budget: rapid.SampledFrom([]int{0, 3_000}).Draw(rt, "token budget"),
 			pressure: rapid.Bool().Draw(rt, "context pressure")}
 		primary := loop.ModelInfo{Name: primaryName, ContextWindow: 200_000, MaxOutputTokens: 64_000}
@@ -116,8 +119,8 @@ func (m *refMachine) play(t *rapid.T, r Reply) {
 	if !slices.Equal(m.d.actions, retry.Actions) {
 		t.Fatalf("retry layer differs:\n loop      %q\n reference %q\npolicy %s %v\n%s", m.d.actions, retry.Actions, m.p.Name, PolicyDiff(m.p), m.history())
 	}
-	if want := requestModels(m.ref.FellBack, retry.Actions, ended != ""); !slices.Equal(m.d.requestModels(), want) {
-		t.Fatalf("requests went to models %q, the reference has %q\n%s", m.d.requestModels(), want, m.history())
+	if want := m.requests(retry.Actions, ended != ""); !slices.Equal(m.d.requestModels(), want) {
+		t.Fatalf("requests sent %q, the reference has %q\n%s", m.d.requestModels(), want, m.history())
 	}
 	if flags := m.d.hookActiveFlags(); len(flags) > hooksBefore && flags[len(flags)-1] != m.ref.StopHookActive {
 		t.Fatalf("stop hooks were given stop_hook_active=%t, the reference has %t\n%s", flags[len(flags)-1], m.ref.StopHookActive, m.history())
@@ -247,18 +250,39 @@ func rapidRefillDue(p loop.Policy, env RefEnv, s RefState) bool {
 	return n.Auto.RapidRefills > s.Auto.RapidRefills
 }
 
-// requestModels is the model of each main request an iteration sends:
-// one request, and one more after each retry action; the fallback model
-// from the first fallback on (or throughout, if the run fell back).
-func requestModels(fellBack bool, actions []string, ended bool) []string {
+// requests is each main request an iteration sends, as requestShape
+// writes them: one request, and one more after each retry action; the
+// fallback model from the first fallback on (or throughout, if the run
+// fell back); non-streaming after a non-streaming switch until a fallback
+// (a fresh request), its output cap at most p.NonStreamingMaxTokens
+// (PROFILE §7); the output cap is the escalated one while the override is
+// set (SPEC §2.5.3), never above the model's maximum.
+func (m *refMachine) requests(actions []string, ended bool) []string {
 	if ended {
 		return nil
 	}
 	model := map[bool]string{false: primaryName, true: fallbackName}
-	out := []string{model[fellBack]}
+	const modelMax = 64_000 // both the driver's models
+	capFor := func(nonStreaming bool) int {
+		c := m.p.MaxTokens(loop.ModelInfo{MaxOutputTokens: modelMax})
+		if m.ref.OverrideSet {
+			c = min(m.p.EscalatedMaxTokens, modelMax)
+		}
+		if nonStreaming {
+			c = min(c, m.p.NonStreamingMaxTokens)
+		}
+		return c
+	}
+	fellBack, nonStreaming := m.ref.FellBack, false
+	out := []string{requestShape(model[fellBack], false, capFor(false))}
 	for _, a := range actions {
-		fellBack = fellBack || a == "fallback"
-		out = append(out, model[fellBack])
+		switch {
+		case a == "fallback":
+			fellBack, nonStreaming = true, false
+		case strings.HasPrefix(a, "non_streaming "):
+			nonStreaming = true
+		}
+		out = append(out, requestShape(model[fellBack], nonStreaming, capFor(nonStreaming)))
 	}
 	return out
 }
