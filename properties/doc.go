@@ -28,7 +28,9 @@
 // (the seed's unbounded stop-hook blocks and repeated escalation), each
 // with the policy option that fixes it. [Decide] is the decision table
 // restated from SPEC §2-§4 and PROFILE-claude-code.md without reusing
-// package loop's code. [Explore] runs every script up to a length over
+// package loop's code, with the API retry layer and model fallback
+// ([RetryLayer]) and auto-compact and the blocking limit before each
+// request ([PreRequest]). [Explore] runs every script up to a length over
 // the fault [Alphabet]. [Coverage] and [Reachable] back the coverage
 // guard of the tests.
 //
