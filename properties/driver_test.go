@@ -35,8 +35,8 @@ type driver struct {
 	// models are the main requests of the current iteration, as
 	// requestShape writes them.
 	models []string
-	// compacts are the last step's auto-compactions attempted (CompactOK
-	// or CompactFailed).
+	// compacts are the last step's auto-compactions (see
+	// autoCompactShape).
 	compacts []string
 	// hookActive records the stop_hook_active flag the hooks were given.
 	hookActive []bool
@@ -119,8 +119,8 @@ func (d *driver) step(h Happened) (Decision, []loop.FieldChange, error) {
 			case loop.Fallback:
 				d.actions = append(d.actions, "fallback")
 			case loop.Compaction:
-				if x.Trigger == loop.TriggerAuto && x.Skipped == "" {
-					d.compacts = append(d.compacts, map[bool]string{true: CompactOK, false: CompactFailed}[x.OK])
+				if x.Trigger == loop.TriggerAuto {
+					d.compacts = append(d.compacts, autoCompactShape(x))
 				}
 			case loop.TransitionEvent:
 				return Decision{Transition: x.Transition}, x.Changes, nil
@@ -303,4 +303,17 @@ func requestShape(model string, nonStreaming bool, maxTokens int) string {
 		model += " non-streaming"
 	}
 	return model + " max_tokens " + strconv.Itoa(maxTokens)
+}
+
+// autoCompactShape writes an auto-compaction as the state machine
+// compares it: a skip and its reason, a success and the rapid-refill
+// count, a failure and the failure count.
+func autoCompactShape(c loop.Compaction) string {
+	switch {
+	case c.Skipped != "":
+		return "skipped " + c.Skipped
+	case c.OK:
+		return CompactOK + " rapid_refills=" + strconv.Itoa(c.RapidRefill)
+	}
+	return CompactFailed + " failures=" + strconv.Itoa(c.Failures)
 }

@@ -22,17 +22,24 @@ type RefAutoCompact struct {
 	RapidRefills int `json:"rapid_refills,omitempty"`
 }
 
-// Compact attempts, as PreRequest reports them.
+// Auto-compactions, as PreRequest reports them: none, attempted
+// (succeeding or failing), or due but skipped (and why).
 const (
 	CompactNone   = ""
 	CompactOK     = "ok"
 	CompactFailed = "failed"
+	// SkippedBreaker: the circuit breaker has tripped.
+	SkippedBreaker = "skipped circuit_breaker"
+	// SkippedTooFew: too few exchanges to compact.
+	SkippedTooFew = "skipped too_few_exchanges"
+	// SkippedRapidRefill: the thrash guard ended the run.
+	SkippedRapidRefill = "skipped rapid_refill_breaker"
 )
 
 // PreRequest is what happens before an iteration's main request, in
 // state s, when an auto-compaction would succeed if compactOK. It returns
-// the auto-compaction attempted (CompactNone, CompactOK or CompactFailed),
-// the terminal if the loop ends before sending, and the state after.
+// what auto-compact did (CompactNone, CompactOK, CompactFailed or a
+// Skipped reason), the terminal if the loop ends before sending, and the state after.
 //
 // The token count is the last reply's usage plus the sizes appended
 // after it (PROFILE §3); the reference holds the reply's part in
@@ -62,13 +69,17 @@ func PreRequest(p loop.Policy, env RefEnv, s RefState, compactOK bool) (string, 
 	count, lim := s.Context, env.Limits
 	autoOn := p.AutoCompact && !p.ContextCollapse
 	attempt := CompactNone
-	if autoOn && count >= lim.AutoCompactThreshold &&
-		s.Auto.Failures < p.MaxAutoCompactFailures &&
-		(env.Exchanges >= p.MinExchangesToCompact || count >= lim.BlockingLimit) {
+	switch {
+	case !autoOn || count < lim.AutoCompactThreshold:
+	case s.Auto.Failures >= p.MaxAutoCompactFailures:
+		attempt = SkippedBreaker
+	case env.Exchanges < p.MinExchangesToCompact && count < lim.BlockingLimit:
+		attempt = SkippedTooFew
+	default:
 		if p.RapidRefillWindow > 0 && s.Auto.Compacted && s.Auto.RepliesSince <= p.RapidRefillWindow {
 			s.Auto.RapidRefills++
 			if s.Auto.RapidRefills >= p.RapidRefillTrip {
-				return CompactNone, loop.RapidRefillBreaker, s
+				return SkippedRapidRefill, loop.RapidRefillBreaker, s
 			}
 		} else {
 			s.Auto.RapidRefills = 0

@@ -108,8 +108,8 @@ func (m *refMachine) play(t *rapid.T, r Reply) {
 	if got != want {
 		t.Fatalf("decision differs: loop %s, reference %s\npolicy %s %v\n%s", got, want, m.p.Name, PolicyDiff(m.p), m.history())
 	}
-	compact, ended, _ := PreRequest(m.p, m.env, m.ref, h.CompactOK)
-	if want := nonEmpty(compact); !slices.Equal(m.d.compacts, want) {
+	compact, ended, after := PreRequest(m.p, m.env, m.ref, h.CompactOK)
+	if want := nonEmpty(refCompactShape(compact, after.Auto)); !slices.Equal(m.d.compacts, want) {
 		t.Fatalf("auto-compact differs: loop %q, reference %q\npolicy %s %v\n%s", m.d.compacts, want, m.p.Name, PolicyDiff(m.p), m.history())
 	}
 	retry := RetryLayer(m.p, m.env.FallbackModel, m.ref.FellBack, h.Attempts(m.p))
@@ -233,6 +233,18 @@ func contextGen(l loop.Limits, pressure, overBlocking bool) *rapid.Generator[int
 		levels = append(levels, l.BlockingLimit+10_000)
 	}
 	return rapid.SampledFrom(levels)
+}
+
+// refCompactShape writes the reference's auto-compaction as
+// autoCompactShape writes the loop's.
+func refCompactShape(compact string, a RefAutoCompact) string {
+	switch compact {
+	case CompactOK:
+		return CompactOK + " rapid_refills=" + strconv.Itoa(a.RapidRefills)
+	case CompactFailed:
+		return CompactFailed + " failures=" + strconv.Itoa(a.Failures)
+	}
+	return compact
 }
 
 // nonEmpty is s as a list: empty for "".
