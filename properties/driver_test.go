@@ -38,6 +38,8 @@ type driver struct {
 	// compacts are the last step's auto-compactions (see
 	// autoCompactShape).
 	compacts []string
+	// compactCounts are the token counts those auto-compactions saw.
+	compactCounts []int
 	// hookActive records the stop_hook_active flag the hooks were given.
 	hookActive []bool
 	nextID     int
@@ -102,7 +104,7 @@ func (d *driver) step(h Happened) (Decision, []loop.FieldChange, error) {
 	case <-time.After(watchdog):
 		return Decision{}, nil, fmt.Errorf("the loop did not start an iteration within %v", watchdog)
 	}
-	d.actions, d.compacts = nil, nil
+	d.actions, d.compacts, d.compactCounts = nil, nil, nil
 	for {
 		select {
 		case e, ok := <-d.events:
@@ -121,6 +123,7 @@ func (d *driver) step(h Happened) (Decision, []loop.FieldChange, error) {
 			case loop.Compaction:
 				if x.Trigger == loop.TriggerAuto {
 					d.compacts = append(d.compacts, autoCompactShape(x))
+					d.compactCounts = append(d.compactCounts, x.TokensBefore)
 				}
 			case loop.TransitionEvent:
 				return Decision{Transition: x.Transition}, x.Changes, nil

@@ -112,6 +112,13 @@ func (m *refMachine) play(t *rapid.T, r Reply) {
 	if want := nonEmpty(refCompactShape(compact, after.Auto)); !slices.Equal(m.d.compacts, want) {
 		t.Fatalf("auto-compact differs: loop %q, reference %q\npolicy %s %v\n%s", m.d.compacts, want, m.p.Name, PolicyDiff(m.p), m.history())
 	}
+	for _, n := range m.d.compactCounts {
+		// PROFILE §3: the last reply's usage plus the (small) sizes
+		// appended after it
+		if n < m.ref.Context || n >= m.ref.Context+appendedMargin {
+			t.Fatalf("auto-compact counted %d tokens; the last kept reply reported %d\n%s", n, m.ref.Context, m.history())
+		}
+	}
 	retry := RetryLayer(m.p, m.env.FallbackModel, m.ref.FellBack, h.Attempts(m.p))
 	if ended != "" {
 		retry.Actions = nil
@@ -217,6 +224,11 @@ func failuresGen() *rapid.Generator[[]loop.ErrorKind] {
 		return out
 	})
 }
+
+// appendedMargin bounds the sizes the driver's iterations append after a
+// reply (tool results, nudges, hook messages); the drawn context sizes
+// keep at least this far from every threshold.
+const appendedMargin = 2_000
 
 // contextGen draws the context size a reply reports: mostly small (mostly
 // over the threshold under pressure), else
