@@ -165,9 +165,13 @@ func (r *run) autoCompact(ctx context.Context, s *State, mfq []Message, snipFree
 		if t != nil {
 			nt = *t
 			nt.ConsecutiveFailures = failures
+			// a rapid refill counts whether or not its compaction
+			// succeeds; the clock still runs from the last compaction
+			// that did
+			nt.RapidRefills = rapid
 		}
 		s.AutoCompactTracking = &nt
-		ev.Error, ev.Failures = err.Error(), failures
+		ev.Error, ev.Failures, ev.RapidRefill = err.Error(), failures, rapid
 		r.emit(ev)
 		return mfq, false, nil
 	}
