@@ -54,17 +54,15 @@ func TestBlockingLimitUnderCollapse(t *testing.T) {
 		Happened{Reply: ReplyText, Hook: HookPasses, Output: 1})
 }
 
-// TestRapidRefillWithFailedCompaction documents a disagreement. Input:
-// the claude-code profile; tool turns whose replies all report a context
-// over the auto-compact threshold, with the compactions succeeding,
-// failing, succeeding, succeeding. Expected (PROFILE §3: reaching the
-// threshold again within 2 replies after a compaction is a rapid refill;
-// the 3rd consecutive one ends rapid_refill_breaker): the refills at
-// iterations 3, 4 and 5 are rapid, so iteration 5 ends
-// rapid_refill_breaker. Actual: the loop does not count a rapid refill
-// whose compaction failed and compacts again at iteration 5.
+// TestRapidRefillWithFailedCompaction: the claude-code profile; tool
+// turns whose replies all report a context over the auto-compact
+// threshold, with the compactions succeeding, failing, succeeding,
+// succeeding. Expected (PROFILE §3: reaching the threshold again within 2
+// replies after a compaction is a rapid refill; the 3rd consecutive one
+// ends rapid_refill_breaker): the refills at iterations 3, 4 and 5 are
+// rapid, so iteration 5 ends rapid_refill_breaker. The loop once did not
+// count a rapid refill whose compaction failed (fixed in 4e6672c).
 func TestRapidRefillWithFailedCompaction(t *testing.T) {
-	t.Skip("loop disagrees with PROFILE §3: a rapid refill whose compaction fails is not counted as one")
 	p := loop.ClaudeCode()
 	env := refEnvFor(p)
 	full := Happened{Reply: ReplyToolUse, Tools: ToolsOK, CompactOK: true, Context: env.Limits.AutoCompactThreshold + 5_000, Output: 1}

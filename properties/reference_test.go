@@ -93,11 +93,6 @@ func (m *refMachine) play(t *rapid.T, r Reply) {
 		Hook:         rapid.SampledFrom([]Hook{HookPasses, HookBlocks, HookPrevents, HookFails}).Draw(t, "hook"),
 		Tools:        rapid.SampledFrom([]ToolsEnd{ToolsOK, ToolsOK, ToolsAborted, ToolsPrevents}).Draw(t, "tools"),
 	}
-	if rapidRefillDue(m.p, m.env, m.ref) {
-		// the loop does not count a rapid refill whose compaction fails,
-		// which the documents do not say (TestRapidRefillWithFailedCompaction)
-		h.CompactOK = true
-	}
 	hooksBefore := len(m.d.hookActiveFlags())
 	got, changes, err := m.d.step(h)
 	if err != nil {
@@ -265,13 +260,6 @@ func nonEmpty(s string) []string {
 		return nil
 	}
 	return []string{s}
-}
-
-// rapidRefillDue reports whether the next iteration starts with a rapid
-// refill.
-func rapidRefillDue(p loop.Policy, env RefEnv, s RefState) bool {
-	_, _, n := PreRequest(p, env, s, false)
-	return n.Auto.RapidRefills > s.Auto.RapidRefills
 }
 
 // requests is each main request an iteration sends, as requestShape
