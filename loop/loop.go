@@ -88,16 +88,22 @@ func (r *run) count(msgs []Message, snipFreed int) int {
 	return max(r.counter.Count(msgs)-snipFreed, 0)
 }
 
-// blockingCheckApplies: the blocking limit is enforced unless collapse or
-// the reactive path owns overflow, or the model is reactive-only.
+// blockingCheckApplies: the blocking limit is enforced when the user has
+// auto-compact off (the seed notes: "the user turned autocompact off"),
+// and otherwise unless context collapse or the reactive path owns
+// overflow; never for a reactive-only model. With auto-compact on and
+// collapse on, auto-compact does not run (collapse replaces it) but
+// collapse owns overflow, so the check is skipped.
 func (r *run) blockingCheckApplies() bool {
 	p := &r.p
 	switch {
 	case p.reactiveOnly(r.model.Name):
 		return false
+	case !p.AutoCompact:
+		return true
 	case p.ContextCollapse:
 		return false
-	case p.ReactiveOwnsOverflow && p.ReactiveCompact && p.autoCompactActive():
+	case p.ReactiveOwnsOverflow && p.ReactiveCompact:
 		return false
 	}
 	return true

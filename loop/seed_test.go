@@ -407,3 +407,16 @@ func TestSeedMicrocompactClearsOldResults(t *testing.T) {
 		t.Errorf("%d results cleared in the last request, want 2", cleared)
 	}
 }
+
+// The blocking limit keys on the user's auto-compact setting: with it off
+// the limit holds even while context collapse is on; with it on, collapse
+// owns overflow and the request goes out.
+func TestSeedBlockingLimitFollowsTheUsersAutoCompactSetting(t *testing.T) {
+	over := bigHistory(24, 7_500) // 183,400 tokens: over the 177,000 limit
+	off, _ := run(t, fixture{policy: seedWith(t, "auto_compact", "false", "snip", "false"), initial: over, script: []fakemodel.Step{textStep}})
+	expect(t, off, outcome{Terminal: loop.BlockingLimit, Turn: 1})
+	on, _ := run(t, fixture{policy: seedWith(t, "snip", "false"), initial: over, script: []fakemodel.Step{textStep}})
+	if on.Terminal != loop.Completed || on.Stats.Requests != 1 {
+		t.Errorf("collapse on, auto-compact on: %s after %d requests, want the request sent", on.Terminal, on.Stats.Requests)
+	}
+}
