@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"errors"
 	"fmt"
 )
 
@@ -233,9 +232,4 @@ func afterBoundary(msgs []Message) []Message {
 		}
 	}
 	return msgs
-}
-
-// isAbort reports whether err is the context's cancellation.
-func isAbort(ctx context.Context, err error) bool {
-	return ctx.Err() != nil && (err == nil || errors.Is(err, ctx.Err()) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }

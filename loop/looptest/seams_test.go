@@ -12,10 +12,9 @@ import (
 // model is a small conforming loop.Model whose behaviour can be broken
 // one way at a time through its fields.
 type model struct {
-	n        int
-	pending  func(loop.Block) // kept to call after Stream returned (late)
-	mutate   func(*model, context.Context, loop.Request, func(loop.Block)) (loop.Response, error, bool)
-	blocking chan struct{}
+	n       int
+	pending func(loop.Block) // kept to call after Stream returned (late)
+	mutate  func(*model, context.Context, loop.Request, func(loop.Block)) (loop.Response, error, bool)
 }
 
 func (m *model) Stream(ctx context.Context, req loop.Request, yield func(loop.Block)) (loop.Response, error) {
