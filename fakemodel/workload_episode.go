@@ -233,12 +233,23 @@ func (e *Episode) reply(ctx context.Context, req loop.Request, yield func(loop.B
 	return loop.Response{StopReason: loop.StopToolUse, Usage: e.usage(req, out)}, nil
 }
 
-// tools are the tools the agent calls, with a typical input each.
-var tools = []struct{ name, input string }{
-	{"Read", `{"file_path":"loop/loop.go"}`},
-	{"Grep", `{"pattern":"func Run"}`},
-	{"Edit", `{"file_path":"loop/loop.go","old_string":"a","new_string":"b"}`},
-	{"Bash", `{"command":"go test ./..."}`},
+// tools are the tools the agent calls, with a typical input and result
+// text each (the result's size is drawn separately).
+var tools = []struct{ name, input, result string }{
+	{"Read", `{"file_path":"loop/loop.go"}`, "Read ok"},
+	{"Grep", `{"pattern":"func Run"}`, "Grep ok"},
+	{"Edit", `{"file_path":"loop/loop.go","old_string":"a","new_string":"b"}`, "Edit ok"},
+	{"Bash", `{"command":"go test ./..."}`, "Bash ok"},
+}
+
+// toolResult is the result text of the named tool.
+func toolResult(name string) string {
+	for _, t := range tools {
+		if t.name == name {
+			return t.result
+		}
+	}
+	return name + " ok"
 }
 
 // summarise answers a compaction request with a summary of the drawn
@@ -291,7 +302,7 @@ func (e *Episode) Run(ctx context.Context, call loop.ToolCall) (loop.ToolOutcome
 	if err := ctx.Err(); err != nil {
 		return loop.ToolOutcome{}, err
 	}
-	o := loop.ToolOutcome{Content: call.Name + " ok", Tokens: e.w.ToolResult.Draw(e.work)}
+	o := loop.ToolOutcome{Content: toolResult(call.Name), Tokens: e.w.ToolResult.Draw(e.work)}
 	if e.media == "" && e.fault.Float64() < e.faults.MediaTooLarge {
 		e.media = call.ID
 	}

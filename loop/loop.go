@@ -112,13 +112,15 @@ func (r *run) blockingCheckApplies() bool {
 // streamOutcome is what 2.3 produced: the run's end, or the reply (the
 // one assistant message of assistantMessages) with what it needs next.
 type streamOutcome struct {
-	terminal  *Result
-	reply     Message
-	toolUses  []Block
-	withheld  *Withheld
-	malformed bool
-	empty     bool
-	truncated bool
+	terminal *Result
+	reply    Message
+	toolUses []Block
+	// toolUseIDs are the ids of toolUses, as the response event lists them.
+	toolUseIDs []string
+	withheld   *Withheld
+	malformed  bool
+	empty      bool
+	truncated  bool
 }
 
 // callModel sends the main request with the inner fallback loop (2.3) and
@@ -201,7 +203,7 @@ func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutc
 			c.RepliesSinceCompact++
 			s.AutoCompactTracking = &c
 		}
-		out := streamOutcome{reply: msg, toolUses: uses}
+		out := streamOutcome{reply: msg, toolUses: uses, toolUseIDs: r.call.toolUseIDs}
 		switch {
 		case len(uses) > 0:
 		case resp.StopReason == StopMaxTokens:

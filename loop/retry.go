@@ -18,6 +18,9 @@ type caller struct {
 	// once per run, appends to it.
 	blocks []Block
 	yield  func(Block)
+	// toolUseIDs are the tool_use ids of the last successful response, as
+	// its event lists them (shared with the tool batch event).
+	toolUseIDs []string
 }
 
 func newCaller(r *run, seed uint64) *caller {
@@ -155,6 +158,7 @@ func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []B
 		}
 	}
 	r.emit(ev)
+	c.toolUseIDs = ev.ToolUses
 	return blocks, resp, nil
 }
 

@@ -14,17 +14,13 @@ const InputErrorResult = "Input error: the tool input is not valid JSON"
 // toolBranch is SPEC §2.6: the reply has tool_use blocks.
 func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out streamOutcome) (State, *Result) {
 	p := &r.p
-	ids := make([]string, len(out.toolUses))
-	for i, u := range out.toolUses {
-		ids[i] = u.ID
-	}
-	r.emit(ToolBatch{ToolUses: ids})
-	calls, outcomes := r.runTools(ctx, out.toolUses)
+	r.emit(ToolBatch{ToolUses: out.toolUseIDs})
+	runs := r.runTools(ctx, out.toolUses)
 
-	blocks := make([]Block, 0, len(calls))
+	blocks := make([]Block, 0, len(runs))
 	prevent := false
-	for i, c := range calls {
-		o := outcomes[i]
+	for i := range runs {
+		c, o := runs[i].call, runs[i].outcome
 		if !o.ran {
 			blocks = append(blocks, r.syntheticResults([]Block{out.toolUses[i]}, InterruptedResult)...)
 			continue
@@ -55,6 +51,10 @@ func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out stream
 		s.AutoCompactTracking = &c
 	}
 	if p.ToolUseSummary && r.cfg.Summarizer != nil {
+		calls := make([]ToolCall, len(runs))
+		for i := range runs {
+			calls[i] = runs[i].call
+		}
 		s.PendingToolUseSummary = startSummary(ctx, r.cfg.Summarizer, calls, []Message{result})
 	}
 	if next := s.TurnCount + 1; p.MaxTurns > 0 && next > p.MaxTurns {
@@ -73,36 +73,41 @@ type toolOutcome struct {
 	err error
 }
 
+// toolRun is one tool_use's call and its outcome.
+type toolRun struct {
+	call    ToolCall
+	outcome toolOutcome
+}
+
 // runTools runs the calls: consecutive concurrency-safe calls together,
 // the rest one by one, stopping at an abort. Results keep block order. An
 // abort during a concurrent group leaves every call of the group
 // unfinished, so the outcome does not depend on scheduling.
-func (r *run) runTools(ctx context.Context, uses []Block) ([]ToolCall, []toolOutcome) {
-	calls := make([]ToolCall, len(uses))
+func (r *run) runTools(ctx context.Context, uses []Block) []toolRun {
+	runs := make([]toolRun, len(uses))
 	for i, u := range uses {
-		calls[i] = ToolCall{ID: u.ID, Name: u.Name, Input: u.Input, Index: i}
+		runs[i].call = ToolCall{ID: u.ID, Name: u.Name, Input: u.Input, Index: i}
 	}
-	outcomes := make([]toolOutcome, len(calls))
 	safe, _ := r.cfg.Tools.(ConcurrencySafe)
-	for i := 0; i < len(calls); {
+	for i := 0; i < len(runs); {
 		if ctx.Err() != nil {
 			break
 		}
 		j := i + 1
-		if safe != nil && r.isSafe(safe, calls[i]) {
-			for j < len(calls) && r.isSafe(safe, calls[j]) {
+		if safe != nil && r.isSafe(safe, runs[i].call) {
+			for j < len(runs) && r.isSafe(safe, runs[j].call) {
 				j++
 			}
 		}
 		if j-i == 1 {
-			outcomes[i] = r.runTool(ctx, calls[i])
+			runs[i].outcome = r.runTool(ctx, runs[i].call)
 		} else {
 			var wg sync.WaitGroup
 			for k := i; k < j; k++ {
 				wg.Add(1)
 				go func(k int) {
 					defer wg.Done()
-					outcomes[k] = r.runTool(ctx, calls[k])
+					runs[k].outcome = r.runTool(ctx, runs[k].call)
 				}(k)
 			}
 			wg.Wait()
@@ -111,13 +116,13 @@ func (r *run) runTools(ctx context.Context, uses []Block) ([]ToolCall, []toolOut
 				// group: which calls finished before it is a matter of
 				// scheduling, and the trace must not depend on that
 				for k := i; k < j; k++ {
-					outcomes[k] = toolOutcome{}
+					runs[k].outcome = toolOutcome{}
 				}
 			}
 		}
 		i = j
 	}
-	return calls, outcomes
+	return runs
 }
 
 func (r *run) isSafe(safe ConcurrencySafe, c ToolCall) (ok bool) {
