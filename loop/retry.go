@@ -113,7 +113,7 @@ func (c *caller) stream(ctx context.Context, req Request) (blocks []Block, resp 
 		}
 		blocks, c.blocks = c.blocks, nil
 	}()
-	c.blocks = make([]Block, 0, 4)
+	c.blocks = make([]Block, 0, 3)
 	resp, err = c.r.cfg.Model.Stream(ctx, req, c.yield)
 	return
 }

@@ -31,6 +31,10 @@ type run struct {
 	budgeted, boundaryScanned bool
 	// microcompacted is set once microcompact has seen the whole history.
 	microcompacted bool
+	// validInputs remembers recent valid tool inputs (a ring), checked
+	// from the loop's goroutine before any tool of a batch starts.
+	validInputs [8]string
+	nextValid   int
 
 	compactor Compactor
 	snipper   Snipper

@@ -54,7 +54,7 @@ func (s State) after(t Transition) State {
 // diffState lists the state fields that differ between a and b, by the
 // names the trace uses, in a fixed order.
 func diffState(a, b State) []FieldChange {
-	out := make([]FieldChange, 0, 6)
+	out := make([]FieldChange, 0, 4)
 	add := func(field, from, to string) {
 		out = append(out, FieldChange{Field: field, From: from, To: to})
 	}

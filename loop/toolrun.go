@@ -77,6 +77,9 @@ type toolOutcome struct {
 type toolRun struct {
 	call    ToolCall
 	outcome toolOutcome
+	// badInput is set when the call's input is not valid JSON: it gets an
+	// input-error result instead of running.
+	badInput bool
 }
 
 // runTools runs the calls: consecutive concurrency-safe calls together,
@@ -87,6 +90,7 @@ func (r *run) runTools(ctx context.Context, uses []Block) []toolRun {
 	runs := make([]toolRun, len(uses))
 	for i, u := range uses {
 		runs[i].call = ToolCall{ID: u.ID, Name: u.Name, Input: u.Input, Index: i}
+		runs[i].badInput = !r.validInput(u.Input)
 	}
 	safe, _ := r.cfg.Tools.(ConcurrencySafe)
 	for i := 0; i < len(runs); {
@@ -100,14 +104,14 @@ func (r *run) runTools(ctx context.Context, uses []Block) []toolRun {
 			}
 		}
 		if j-i == 1 {
-			runs[i].outcome = r.runTool(ctx, runs[i].call)
+			runs[i].outcome = r.runTool(ctx, runs[i])
 		} else {
 			var wg sync.WaitGroup
 			for k := i; k < j; k++ {
 				wg.Add(1)
 				go func(k int) {
 					defer wg.Done()
-					runs[k].outcome = r.runTool(ctx, runs[k].call)
+					runs[k].outcome = r.runTool(ctx, runs[k])
 				}(k)
 			}
 			wg.Wait()
@@ -134,8 +138,9 @@ func (r *run) isSafe(safe ConcurrencySafe, c ToolCall) (ok bool) {
 
 // runTool runs one call, turning bad input, errors and panics into error
 // results and an abort into an unfinished call.
-func (r *run) runTool(ctx context.Context, c ToolCall) toolOutcome {
-	if c.Input != "" && c.Input != "{}" && !json.Valid([]byte(c.Input)) {
+func (r *run) runTool(ctx context.Context, tr toolRun) toolOutcome {
+	c := tr.call
+	if tr.badInput {
 		return toolOutcome{ran: true, ToolOutcome: ToolOutcome{Content: InputErrorResult, IsError: true}}
 	}
 	if r.cfg.Tools == nil {
@@ -156,4 +161,23 @@ func (r *run) runTool(ctx context.Context, c ToolCall) toolOutcome {
 		return toolOutcome{ran: true, err: fmt.Errorf("tool %q reported %d tokens", c.Name, o.Tokens)}
 	}
 	return toolOutcome{ToolOutcome: o, ran: true, err: err}
+}
+
+// validInput reports whether a tool input is valid JSON (empty counts as
+// {}). The last few valid inputs are remembered: agents repeat them.
+func (r *run) validInput(in string) bool {
+	if in == "" || in == "{}" {
+		return true
+	}
+	for _, v := range r.validInputs {
+		if v == in {
+			return true
+		}
+	}
+	if !json.Valid([]byte(in)) {
+		return false
+	}
+	r.validInputs[r.nextValid%len(r.validInputs)] = in
+	r.nextValid++
+	return true
 }
