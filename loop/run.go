@@ -108,7 +108,7 @@ func (r *run) prepare(m *Message) {
 	if m.ID == "" {
 		for {
 			r.nextID++
-			id := "m" + itoa(r.nextID)
+			id := messageID(r.nextID)
 			if !r.ids[id] {
 				m.ID = id
 				break

@@ -111,20 +111,3 @@ func overrideString(n int) string {
 	}
 	return "unset"
 }
-
-// smallInts are the decimal forms of the counts a trace records most.
-var smallInts = func() [1024]string {
-	var t [1024]string
-	for i := range t {
-		t[i] = strconv.Itoa(i)
-	}
-	return t
-}()
-
-// itoa is strconv.Itoa without an allocation for small counts.
-func itoa(n int) string {
-	if n >= 0 && n < len(smallInts) {
-		return smallInts[n]
-	}
-	return strconv.Itoa(n)
-}
