@@ -111,6 +111,7 @@ type RequestError struct {
 	RetryAfterMS int `json:"retry_after_ms,omitempty"`
 }
 
+// Error implements error: "<status> <kind>: <message>".
 func (e *RequestError) Error() string {
 	if e.Status != 0 {
 		return fmt.Sprintf("%d %s: %s", e.Status, e.Kind, e.Message)

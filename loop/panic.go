@@ -11,6 +11,7 @@ type PanicError struct {
 	Value string
 }
 
+// Error implements error.
 func (e *PanicError) Error() string { return fmt.Sprintf("%s panicked: %s", e.Where, e.Value) }
 
 func panicError(where string, r any) error {

@@ -189,6 +189,7 @@ type PolicyError struct {
 	Allowed string
 }
 
+// Error implements error, naming the field, the value and what is allowed.
 func (e *PolicyError) Error() string {
 	return fmt.Sprintf("policy field %s = %s: allowed %s", e.Field, e.Value, e.Allowed)
 }

@@ -57,6 +57,7 @@ const (
 
 var featureNames = [numFeatures]string{"largest peak context", "auto-compaction", "reactive compaction or overflow", "API retries", "stop hook or truncation"}
 
+// String is the feature's name.
 func (f Feature) String() string { return featureNames[f] }
 
 // Pick is a sample episode: the one with the highest score for its

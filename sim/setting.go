@@ -45,6 +45,7 @@ type Param struct {
 	Value string `json:"value"`
 }
 
+// String is the parameter as field=value.
 func (p Param) String() string { return p.Field + "=" + p.Value }
 
 // NewSetting is the built-in profile named profile against

@@ -23,6 +23,7 @@ const (
 
 var markNames = [numMarkKinds]string{"auto-compaction", "reactive compaction", "API retry", "output recovery / escalation", "stop-hook block", "model fallback"}
 
+// String is the mark kind's name.
 func (k MarkKind) String() string { return markNames[k] }
 
 // Point is the context at one iteration: the size of its main request.

@@ -55,6 +55,7 @@ type simOptions struct {
 // listFlag is a flag that may be given several times.
 type listFlag []string
 
+// String implements flag.Value.
 func (l *listFlag) String() string { return strings.Join(*l, " ") }
 
 // Set implements flag.Value.
