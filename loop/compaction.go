@@ -121,8 +121,8 @@ func (c SummaryCompactor) Compact(ctx context.Context, req CompactRequest) (Comp
 		reply, err := req.Call.Call(ctx, Request{Purpose: PurposeCompact, Model: req.Model, MaxTokens: req.MaxTokens,
 			Messages: msgs, InputTokens: SumTokens(msgs), Tools: req.Tools})
 		if err != nil {
-			var re *RequestError
-			if ctx.Err() != nil || !errors.As(err, &re) {
+			re := asRequestError(err)
+			if ctx.Err() != nil || re == nil {
 				return CompactResult{}, fmt.Errorf("summary compactor: call %d: %w", calls, err)
 			}
 			switch {

@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"errors"
 	"fmt"
 )
 
@@ -29,21 +28,18 @@ func (r *run) loop(ctx context.Context, s State) *Result {
 	for {
 		if limit > 0 && r.stats.Iterations >= limit {
 			r.emit(Notice{Text: fmt.Sprintf("halted by the harness: iteration limit %d reached without a terminal", limit)})
-			if s.PendingToolUseSummary != nil {
-				s.PendingToolUseSummary.wait()
-				s.PendingToolUseSummary = nil
-			}
+			s.settle()
 			return &Result{State: s, Trace: r.trace, Stats: r.stats, Halted: true}
 		}
 		r.stats.Iterations++
 		r.emit(IterationStart{Iteration: r.stats.Iterations, Turn: s.TurnCount, Messages: len(s.Messages)})
 
 		// 2.1 prepare messages
-		mfq, compacted, term := r.prepareMessages(ctx, &s)
+		limits := r.p.Limits(r.model)
+		mfq, compacted, term := r.prepareMessages(ctx, &s, limits)
 		if term != nil {
 			return term
 		}
-		limits := r.p.Limits(r.model)
 
 		// 2.2 blocking limit
 		if !compacted && r.blockingCheckApplies() {
@@ -241,16 +237,4 @@ func emptyReply(blocks []Block) bool {
 		}
 	}
 	return true
-}
-
-// asRequestError returns err as a *RequestError, or nil.
-func asRequestError(err error) *RequestError {
-	if err == nil {
-		return nil
-	}
-	var re *RequestError
-	if errors.As(err, &re) {
-		return re
-	}
-	return nil
 }

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -123,4 +124,16 @@ func (e *RequestError) Error() string {
 func PromptTooLongError(tokens, maximum int) *RequestError {
 	return &RequestError{Kind: ErrPromptTooLong, Status: 400,
 		Message: fmt.Sprintf("prompt is too long: %d tokens > %d maximum", tokens, maximum)}
+}
+
+// asRequestError returns err as a *RequestError, or nil.
+func asRequestError(err error) *RequestError {
+	if err == nil {
+		return nil
+	}
+	var re *RequestError
+	if errors.As(err, &re) {
+		return re
+	}
+	return nil
 }

@@ -8,10 +8,9 @@ import (
 // prepareMessages is SPEC §2.1: the messages after the last boundary,
 // through the tool-result budget, snip, microcompact, context collapse and
 // auto-compact. It may end the run (the thrash guard).
-func (r *run) prepareMessages(ctx context.Context, s *State) ([]Message, bool, *Result) {
+func (r *run) prepareMessages(ctx context.Context, s *State, limits Limits) ([]Message, bool, *Result) {
 	p := &r.p
 	mfq := r.dropBeforeBoundary(s.Messages)
-	limits := r.p.Limits(r.model)
 
 	if p.ToolResultBudget > 0 {
 		before := r.size(mfq)

@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 )
@@ -50,8 +49,8 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 		if err == nil || ctx.Err() != nil {
 			return blocks, resp, err
 		}
-		var re *RequestError
-		if !errors.As(err, &re) {
+		re := asRequestError(err)
+		if re == nil {
 			return blocks, resp, err
 		}
 		if re.Kind == ErrOverloaded {
@@ -139,8 +138,7 @@ func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []B
 	if err != nil {
 		r.stats.FailedInputTokens += req.InputTokens
 		ev := RequestFailed{Purpose: req.Purpose, Kind: "exception", Message: err.Error(), Blocks: len(blocks)}
-		var re *RequestError
-		if errors.As(err, &re) {
+		if re := asRequestError(err); re != nil {
 			ev.Kind, ev.Status, ev.Message = re.Kind, re.Status, re.Message
 		}
 		if ctx.Err() != nil {

@@ -143,10 +143,7 @@ func (r *run) emit(e Event) {
 // finish ends the run.
 func (r *run) finish(s State, history []Message, t Terminal, msg string) *Result {
 	s.Messages = history
-	if s.PendingToolUseSummary != nil {
-		s.PendingToolUseSummary.wait()
-		s.PendingToolUseSummary = nil
-	}
+	s.settle()
 	r.emit(TerminalEvent{Terminal: t, Turn: s.TurnCount, Iterations: r.stats.Iterations, Message: msg})
 	return &Result{Terminal: t, State: s, Trace: r.trace, Stats: r.stats}
 }

@@ -30,6 +30,15 @@ func startSummary(ctx context.Context, s ToolUseSummarizer, calls []ToolCall, re
 	return p
 }
 
+// settle waits for a pending summary the run will not emit (it ends) and
+// drops it, so no goroutine outlives the run.
+func (s *State) settle() {
+	if s.PendingToolUseSummary != nil {
+		s.PendingToolUseSummary.wait()
+		s.PendingToolUseSummary = nil
+	}
+}
+
 // wait blocks until the summary is ready.
 func (p *PendingSummary) wait() (string, error) {
 	<-p.done
