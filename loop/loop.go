@@ -36,14 +36,15 @@ func (r *run) loop(ctx context.Context, s State) *Result {
 
 		// 2.1 prepare messages
 		limits := r.p.Limits(r.model)
-		mfq, compacted, term := r.prepareMessages(ctx, &s, limits)
+		mfq, compacted, snipFreed, term := r.prepareMessages(ctx, &s, limits)
 		if term != nil {
 			return term
 		}
 
-		// 2.2 blocking limit
+		// 2.2 blocking limit, on the count minus what snip freed (as
+		// collapse and auto-compact see it)
 		if !compacted && r.blockingCheckApplies() {
-			if count := r.count(mfq, 0); count >= limits.BlockingLimit {
+			if count := r.count(mfq, snipFreed); count >= limits.BlockingLimit {
 				msg := r.apiErrorMessage(fmt.Sprintf("%s: %d tokens is at or over the blocking limit %d", PromptTooLongNotice, count, limits.BlockingLimit))
 				return r.finish(s, join(mfq, []Message{msg}), BlockingLimit, msg.Text())
 			}

@@ -7,8 +7,10 @@ import (
 
 // prepareMessages is SPEC §2.1: the messages after the last boundary,
 // through the tool-result budget, snip, microcompact, context collapse and
-// auto-compact. It may end the run (the thrash guard).
-func (r *run) prepareMessages(ctx context.Context, s *State, limits Limits) ([]Message, bool, *Result) {
+// auto-compact. It returns the messages, whether auto-compact compacted
+// them and what snip freed (the count cannot see it: the thresholds
+// subtract it); it may end the run (the thrash guard).
+func (r *run) prepareMessages(ctx context.Context, s *State, limits Limits) ([]Message, bool, int, *Result) {
 	p := &r.p
 	mfq := r.dropBeforeBoundary(s.Messages)
 
@@ -81,9 +83,10 @@ func (r *run) prepareMessages(ctx context.Context, s *State, limits Limits) ([]M
 	}
 
 	if !p.autoCompactActive() || p.reactiveOnly(r.model.Name) {
-		return mfq, false, nil
+		return mfq, false, snipFreed, nil
 	}
-	return r.autoCompact(ctx, s, mfq, snipFreed, limits)
+	mfq, compacted, term := r.autoCompact(ctx, s, mfq, snipFreed, limits)
+	return mfq, compacted, snipFreed, term
 }
 
 // dropBeforeBoundary returns the messages after the last compact boundary
