@@ -3,6 +3,7 @@ package loop
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Config is everything a run needs besides the starting history. Seams
@@ -51,6 +52,11 @@ type Config struct {
 	// DiscardTrace stops the run from keeping the trace in its [Result]
 	// (the observer still sees every event).
 	DiscardTrace bool
+	// CancelGrace is how long Run waits, once ctx is done, for a Model
+	// that ignores cancellation to return from Stream; after it Run
+	// returns an error naming the model seam (see [ErrSeamStuck]). Zero
+	// means [DefaultCancelGrace].
+	CancelGrace time.Duration
 	// IterationLimit is the harness's guard against a policy that never
 	// terminates (the seed with a stop hook that always blocks): the run
 	// halts, without a terminal, before starting iteration
@@ -62,6 +68,9 @@ type Config struct {
 // DefaultIterationLimit is the iteration guard used when
 // Config.IterationLimit is zero.
 const DefaultIterationLimit = 10_000
+
+// DefaultCancelGrace is the grace period of Config.CancelGrace.
+const DefaultCancelGrace = 2 * time.Second
 
 // Result is how a run ended.
 type Result struct {
@@ -104,19 +113,36 @@ func (c *Config) validate() error {
 	if c.Primary.Name == "" {
 		return errors.New("config: Primary.Name is empty")
 	}
-	if c.Primary.ContextWindow <= 0 || c.Primary.MaxOutputTokens <= 0 {
-		return fmt.Errorf("config: Primary %q: context window %d and max output %d must be positive",
-			c.Primary.Name, c.Primary.ContextWindow, c.Primary.MaxOutputTokens)
+	if err := c.Primary.validate(); err != nil {
+		return fmt.Errorf("config: Primary %w", err)
 	}
-	if c.FallbackModel.Name != "" && (c.FallbackModel.ContextWindow <= 0 || c.FallbackModel.MaxOutputTokens <= 0) {
-		return fmt.Errorf("config: FallbackModel %q: context window %d and max output %d must be positive",
-			c.FallbackModel.Name, c.FallbackModel.ContextWindow, c.FallbackModel.MaxOutputTokens)
+	if c.FallbackModel.Name != "" {
+		if err := c.FallbackModel.validate(); err != nil {
+			return fmt.Errorf("config: FallbackModel %w", err)
+		}
 	}
-	if c.TokenBudget < 0 {
-		return fmt.Errorf("config: TokenBudget %d is negative", c.TokenBudget)
+	if err := checkSize("TokenBudget", c.TokenBudget); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	if c.CancelGrace < 0 {
+		return fmt.Errorf("config: CancelGrace %s is negative", c.CancelGrace)
 	}
 	if err := c.Policy.Validate(); err != nil {
 		return fmt.Errorf("config: %w", err)
+	}
+	return nil
+}
+
+// validate checks the model's sizes are positive and at most
+// [MaxTokenCount].
+func (m ModelInfo) validate() error {
+	if m.ContextWindow <= 0 || m.MaxOutputTokens <= 0 {
+		return fmt.Errorf("%q: context window %d and max output %d must be positive",
+			m.Name, m.ContextWindow, m.MaxOutputTokens)
+	}
+	if m.ContextWindow > MaxTokenCount || m.MaxOutputTokens > MaxTokenCount {
+		return fmt.Errorf("%q: context window %d and max output %d must be at most %d (MaxTokenCount)",
+			m.Name, m.ContextWindow, m.MaxOutputTokens, MaxTokenCount)
 	}
 	return nil
 }

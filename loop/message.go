@@ -166,25 +166,10 @@ func UserText(text string) Message {
 	return Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: text}}}
 }
 
-// validateMessage checks the shape of one message of the caller's history.
-func validateMessage(i int, m Message) error {
-	if m.Role != RoleUser && m.Role != RoleAssistant {
-		return fmt.Errorf("message %d (%q): role %q is neither %q nor %q", i, m.ID, m.Role, RoleUser, RoleAssistant)
-	}
-	if m.Tokens < 0 {
-		return fmt.Errorf("message %d (%q): tokens %d is negative", i, m.ID, m.Tokens)
-	}
-	for j, b := range m.Blocks {
-		if err := validateBlock(b); err != nil {
-			return fmt.Errorf("message %d (%q) block %d: %w", i, m.ID, j, err)
-		}
-	}
-	return nil
-}
-
+// validateBlock checks the shape of one content block.
 func validateBlock(b Block) error {
-	if b.Tokens < 0 {
-		return fmt.Errorf("tokens %d is negative", b.Tokens)
+	if err := checkSize("tokens", b.Tokens); err != nil {
+		return err
 	}
 	switch b.Type {
 	case BlockText, BlockThinking:

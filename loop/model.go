@@ -58,7 +58,9 @@ type Response struct {
 // to yield as it arrives, then returns how the response ended, or fails
 // (possibly after yielding some blocks). Failures the loop knows how to
 // handle are [*RequestError]; any other error is a harness fault and ends
-// the run with an error. A cancelled ctx must make Stream return promptly.
+// the run with an error. A cancelled ctx must make Stream return promptly:
+// a Stream still running [Config.CancelGrace] after ctx is done is
+// abandoned and Run fails with a [*StuckError].
 type Model interface {
 	Stream(ctx context.Context, req Request, yield func(Block)) (Response, error)
 }

@@ -261,6 +261,9 @@ func (p Policy) Validate() error {
 // comma-separated lists for reactive_only_models). The result is
 // validated.
 func (p Policy) With(field, value string) (Policy, error) {
+	if field == "name" {
+		return p, fmt.Errorf("policy field name is the profile's name; it cannot be set (known fields: %s)", strings.Join(PolicyFields(), ", "))
+	}
 	v := reflect.ValueOf(&p).Elem()
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {

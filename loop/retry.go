@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync"
+	"time"
 )
 
 // caller is the layer between the loop and the model seam: it sends a
@@ -104,17 +106,98 @@ func (c *caller) backoff(k, retryAfterMS int) int {
 }
 
 // stream calls the model, collecting the blocks it yields, and turns a
-// panic into an error.
+// panic into an error. With a context that can be cancelled the call runs
+// in its own goroutine, so that a Model ignoring cancellation cannot hang
+// the run: once ctx is done Run waits Config.CancelGrace for Stream to
+// return, then abandons the call with a [*StuckError].
 func (c *caller) stream(ctx context.Context, req Request) (blocks []Block, resp Response, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = panicError("model", v)
-		}
-		blocks, c.blocks = c.blocks, nil
+	if ctx.Done() == nil {
+		defer func() {
+			if v := recover(); v != nil {
+				err = panicError("model", v)
+			}
+			blocks, c.blocks = c.blocks, nil
+		}()
+		c.blocks = make([]Block, 0, 3)
+		resp, err = c.r.cfg.Model.Stream(ctx, req, c.yield)
+		return
+	}
+	col := &collector{blocks: make([]Block, 0, 3)}
+	// the goroutine writes gResp and gErr; they are read only once done
+	// is closed
+	var gResp Response
+	var gErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if v := recover(); v != nil {
+				gResp, gErr = Response{}, panicError("model", v)
+			}
+		}()
+		gResp, gErr = c.r.cfg.Model.Stream(ctx, req, col.yield)
 	}()
-	c.blocks = make([]Block, 0, 3)
-	resp, err = c.r.cfg.Model.Stream(ctx, req, c.yield)
-	return
+	select {
+	case <-done:
+		return col.blocks, gResp, gErr
+	case <-ctx.Done():
+	}
+	grace := c.r.cfg.CancelGrace
+	if grace == 0 {
+		grace = DefaultCancelGrace
+	}
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	select {
+	case <-done:
+		return col.blocks, gResp, gErr
+	case <-timer.C:
+		stuck := &StuckError{Seam: "model", Call: "Stream", Grace: grace}
+		c.r.stuck = stuck
+		return col.abandon(), Response{}, stuck
+	}
+}
+
+// collector gathers the blocks a model yields from its own goroutine.
+// Once abandoned it drops whatever a stuck model still yields.
+type collector struct {
+	mu        sync.Mutex
+	blocks    []Block
+	abandoned bool
+}
+
+func (col *collector) yield(b Block) {
+	col.mu.Lock()
+	if !col.abandoned {
+		col.blocks = append(col.blocks, b)
+	}
+	col.mu.Unlock()
+}
+
+// abandon stops collecting and returns what was collected.
+func (col *collector) abandon() []Block {
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	col.abandoned = true
+	return col.blocks
+}
+
+// StuckError is a seam that did not return within the grace period after
+// the run's context was done: it ignores cancellation, against its
+// contract. Run abandons the call and returns this error.
+type StuckError struct {
+	// Seam names the seam ("model").
+	Seam string
+	// Call is the method that did not return.
+	Call string
+	// Grace is how long Run waited.
+	Grace time.Duration
+}
+
+// Error implements error.
+func (e *StuckError) Error() string {
+	return fmt.Sprintf("%s seam: %s did not return within %s after the run's context was done (it must return promptly once its context is cancelled)",
+		e.Seam, e.Call, e.Grace)
 }
 
 // once sends one attempt, recording it.
@@ -134,6 +217,10 @@ func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []B
 			// a response no API would send is rejected whole
 			blocks = nil
 		}
+	}
+	if re := asRequestError(err); re != nil && (re.RetryAfterMS < 0 || re.RetryAfterMS > MaxRetryAfterMS) {
+		// so is an error no API would send: a harness fault
+		err = fmt.Errorf("model error %q: retry_after_ms %d is outside 0..%d (MaxRetryAfterMS)", re.Error(), re.RetryAfterMS, MaxRetryAfterMS)
 	}
 	if err != nil {
 		r.stats.FailedInputTokens += req.InputTokens
@@ -162,9 +249,13 @@ func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []B
 
 // checkResponse rejects a response no real API would send.
 func (r *run) checkResponse(blocks []Block, resp Response) error {
-	u := resp.Usage
-	if u.InputTokens < 0 || u.OutputTokens < 0 || u.CacheReadInputTokens < 0 || u.CacheCreationInputTokens < 0 {
-		return fmt.Errorf("response usage %+v has a negative count", u)
+	if err := checkUsage(resp.Usage); err != nil {
+		return fmt.Errorf("response usage: %w", err)
+	}
+	switch resp.StopReason {
+	case StopEndTurn, StopToolUse, StopMaxTokens:
+	default:
+		return fmt.Errorf("response stop_reason %q is not one of %s, %s, %s", resp.StopReason, StopEndTurn, StopToolUse, StopMaxTokens)
 	}
 	for i, b := range blocks {
 		if err := validateBlock(b); err != nil {

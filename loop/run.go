@@ -31,6 +31,11 @@ type run struct {
 	budgeted, boundaryScanned bool
 	// microcompacted is set once microcompact has seen the whole history.
 	microcompacted bool
+	// stuck is set when a seam ignored cancellation and was abandoned.
+	stuck *StuckError
+	// observerFailed is set once the Observer panicked; it is not called
+	// again.
+	observerFailed *PanicError
 	// validInputs remembers recent valid tool inputs (a ring), checked
 	// from the loop's goroutine before any tool of a batch starts.
 	validInputs [8]string
@@ -44,9 +49,16 @@ type run struct {
 	estimator Estimator
 }
 
-// Run runs the query loop from messages until a terminal. It returns an
-// error only when the configuration or the starting history is invalid;
-// every fault met while running ends in a terminal recorded in the trace.
+// Run runs the query loop from messages until a terminal. Every fault met
+// while running ends in a terminal recorded in the trace. Run returns an
+// error when:
+//   - the configuration or the starting history is invalid (see
+//     [ValidateHistory]): no result;
+//   - the Model ignored cancellation: once ctx is done, Run waits
+//     Config.CancelGrace for Stream to return, then abandons the call and
+//     returns a [*StuckError] naming the seam, with no result;
+//   - the Observer panicked: it is recovered and not called again, the
+//     run goes on, and Run returns the result with a [*PanicError].
 func Run(ctx context.Context, cfg Config, messages []Message) (*Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("loop: %w", err)
@@ -74,15 +86,12 @@ func Run(ctx context.Context, cfg Config, messages []Message) (*Result, error) {
 		r.estimator = CharEstimator{}
 	}
 	r.call = newCaller(r, cfg.Seed)
+	if err := ValidateHistory(messages); err != nil {
+		return nil, fmt.Errorf("loop: starting history: %w", err)
+	}
 	msgs := make([]Message, len(messages))
 	for i, m := range messages {
-		if err := validateMessage(i, m); err != nil {
-			return nil, fmt.Errorf("loop: starting history: %w", err)
-		}
 		if m.ID != "" {
-			if r.ids[m.ID] {
-				return nil, fmt.Errorf("loop: starting history: message %d: id %q is not unique", i, m.ID)
-			}
 			r.ids[m.ID] = true
 		}
 		for _, b := range m.Blocks {
@@ -100,7 +109,14 @@ func Run(ctx context.Context, cfg Config, messages []Message) (*Result, error) {
 		ToolUseContext: ToolUseContext{Model: cfg.Primary.Name, Tools: cfg.ToolNames, AgentID: cfg.AgentID},
 		TurnCount:      1,
 	}
-	return r.loop(ctx, state), nil
+	res := r.loop(ctx, state)
+	if r.stuck != nil {
+		return nil, fmt.Errorf("loop: %w", r.stuck)
+	}
+	if r.observerFailed != nil {
+		return res, fmt.Errorf("loop: the run went on without its Observer: %w", r.observerFailed)
+	}
+	return res, nil
 }
 
 // prepare gives m an ID and a size if it has none.
@@ -132,12 +148,25 @@ func (r *run) metaText(text string) Message {
 }
 
 func (r *run) emit(e Event) {
-	if r.cfg.Observer != nil {
-		r.cfg.Observer(e)
+	if r.cfg.Observer != nil && r.observerFailed == nil {
+		r.observe(e)
 	}
 	if !r.cfg.DiscardTrace {
 		r.trace = append(r.trace, e)
 	}
+}
+
+// observe hands e to the Observer. A panicking Observer is recovered,
+// like every other seam, and not called again: the run goes on, a notice
+// in the trace says so, and Run returns the result with an error.
+func (r *run) observe(e Event) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.observerFailed = panicError("observer", v).(*PanicError)
+			r.emit(Notice{Text: "observer panicked and was switched off: " + r.observerFailed.Value})
+		}
+	}()
+	r.cfg.Observer(e)
 }
 
 // finish ends the run.

@@ -346,7 +346,7 @@ func TestRunRejectsBadInput(t *testing.T) {
 		"no window":     {loop.Config{Policy: loop.Seed(), Model: model, Primary: loop.ModelInfo{Name: "x"}}, nil, "must be positive"},
 		"negative size": {loop.Config{Policy: loop.Seed(), Model: model, Primary: sonnet}, []loop.Message{{Role: loop.RoleUser, Tokens: -1}}, "message 0"},
 		"bad role":      {loop.Config{Policy: loop.Seed(), Model: model, Primary: sonnet}, []loop.Message{{Role: "system"}}, `role "system"`},
-		"duplicate ids": {loop.Config{Policy: loop.Seed(), Model: model, Primary: sonnet}, []loop.Message{{ID: "a", Role: loop.RoleUser}, {ID: "a", Role: loop.RoleUser}}, `id "a" is not unique`},
+		"duplicate ids": {loop.Config{Policy: loop.Seed(), Model: model, Primary: sonnet}, []loop.Message{{ID: "a", Role: loop.RoleUser, Blocks: []loop.Block{{Type: loop.BlockText, Text: "x"}}}, {ID: "a", Role: loop.RoleUser, Blocks: []loop.Block{{Type: loop.BlockText, Text: "y"}}}}, `id "a" is also the id of message 0`},
 	}
 	for name, c := range cases {
 		_, err := loop.Run(t.Context(), c.cfg, c.msgs)

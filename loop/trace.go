@@ -122,6 +122,10 @@ func ReadJSONL(r io.Reader) (Trace, error) {
 		}
 		e, err := UnmarshalEvent(sc.Bytes())
 		if err != nil {
+			if rerr := sc.Err(); rerr != nil {
+				// the reader failed mid-line: its error, not the cut line's
+				return t, fmt.Errorf("trace line %d: %w", line, rerr)
+			}
 			return t, fmt.Errorf("trace line %d: %w", line, err)
 		}
 		t = append(t, e)
