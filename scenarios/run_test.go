@@ -180,7 +180,7 @@ script: [{text: done}]
 expect: {terminal: completed, transitions: []}
 `)
 	s.Conversation[1].ID = "a"
-	if _, err := Run(context.Background(), s); err == nil || !strings.Contains(err.Error(), "not unique") {
+	if _, err := Run(context.Background(), s); err == nil || !strings.Contains(err.Error(), `id "a" is also the id of message 0`) {
 		t.Fatalf("got %v, want the loop's refusal of a repeated id", err)
 	}
 }
