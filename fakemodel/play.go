@@ -104,7 +104,12 @@ func play(s Step, req loop.Request, number, window int) (playback, error) {
 		}
 		return fault(loop.ErrServer, status, "internal server error"), nil
 	case ConnectionDropped:
-		return fault(loop.ErrConnection, 0, "connection dropped before a response"), nil
+		p := fault(loop.ErrConnection, 0, "connection dropped before a response")
+		if s.After > 0 {
+			p = fault(loop.ErrConnection, 0, fmt.Sprintf("connection dropped after %d content blocks", s.After))
+		}
+		p.blocks = chunks(s, number)
+		return p, nil
 	case InvalidRequest:
 		return fault(loop.ErrInvalidRequest, 400, "invalid request"), nil
 	case OtherStatus:

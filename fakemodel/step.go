@@ -48,7 +48,8 @@ const (
 	RateLimited Kind = "rate_limited"
 	// ServerError fails with 500, or the step's Status (5xx).
 	ServerError Kind = "server_error"
-	// ConnectionDropped fails with no status: the connection dropped.
+	// ConnectionDropped yields After content blocks (none by default),
+	// then fails with no status: the connection dropped.
 	ConnectionDropped Kind = "connection_dropped"
 	// InvalidRequest fails with a 400 other than prompt-too-long.
 	InvalidRequest Kind = "invalid_request"
@@ -103,8 +104,9 @@ type Step struct {
 	Message string `json:"message,omitempty"`
 	// RetryAfterMS is the retry-after the fault carries, in milliseconds.
 	RetryAfterMS int `json:"retry_after_ms,omitempty"`
-	// After is how many content blocks a stream_error or abort step yields
-	// before it fails; missing blocks are made up as text "chunk i".
+	// After is how many content blocks a stream_error, connection_dropped,
+	// fallback_triggered or abort step yields before it fails; missing
+	// blocks are made up as text "chunk i".
 	After int `json:"after,omitempty"`
 
 	// Repeat answers this many requests with the step (0 and 1 mean
@@ -163,7 +165,7 @@ var allowedFields = map[Kind][]string{
 	FallbackTriggered: append(append([]string(nil), streamFields...), "message"),
 	RateLimited:       faultFields,
 	ServerError:       append([]string{"status"}, faultFields...),
-	ConnectionDropped: faultFields,
+	ConnectionDropped: append(append([]string(nil), streamFields...), "message"),
 	InvalidRequest:    faultFields,
 	OtherStatus:       append([]string{"status"}, faultFields...),
 	StreamError:       append(append([]string(nil), streamFields...), "message"),

@@ -1,0 +1,325 @@
+package messagesapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/loopsim/loopsim/loop"
+)
+
+// wireRequest is the part of a Messages API request body the server
+// reads. Fields it does not know are ignored.
+type wireRequest struct {
+	Model     *string           `json:"model"`
+	MaxTokens *int              `json:"max_tokens"`
+	Messages  []wireMessage     `json:"messages"`
+	System    json.RawMessage   `json:"system"`
+	Tools     []json.RawMessage `json:"tools"`
+	Stream    bool              `json:"stream"`
+}
+
+// wireMessage is one message of a request: content is a string or a list
+// of blocks.
+type wireMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// wireBlock is one content block of a request message.
+type wireBlock struct {
+	Type      string          `json:"type"`
+	Text      *string         `json:"text"`
+	Thinking  string          `json:"thinking"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+// Decoded is a request body decoded and checked as the API checks it.
+type Decoded struct {
+	// Request is what the model is asked: Purpose by [PurposeOf],
+	// Messages converted block by block, InputTokens the server's count
+	// (see [Decode]), Tools the tool names, NonStreaming for a request
+	// without "stream": true.
+	Request loop.Request
+	// Stream is the request's "stream" field.
+	Stream bool
+	// SystemTokens is the estimated size of the system prompt and the tool
+	// definitions: what a request carries besides its messages.
+	SystemTokens int
+	// Shapes is each message's shape, "role:type+type" (see [Shape]).
+	Shapes []string
+	// hashes identify each message's content, to find what a later
+	// request appended.
+	hashes []uint64
+}
+
+// invalid is a request the API would reject with 400
+// invalid_request_error, with the API's message.
+type invalid struct{ msg string }
+
+func (e *invalid) Error() string { return e.msg }
+
+func invalidf(format string, args ...any) *invalid {
+	return &invalid{msg: fmt.Sprintf(format, args...)}
+}
+
+// Decode reads a request body as the Messages API does and checks it by
+// the API's rules; a body the API would reject returns an error whose
+// text is the API's message (the server answers it with 400
+// invalid_request_error). models gives the known models' output maxima;
+// a model not in it is not checked.
+//
+// The input token count is four characters to a token plus a small
+// per-block overhead ([loop.CharEstimator]) over the messages, the system
+// prompt and the tool definitions.
+func Decode(body []byte, models []loop.ModelInfo) (*Decoded, error) {
+	return decode(body, models, true)
+}
+
+// decodeCount decodes a count_tokens body: max_tokens is not required.
+func decodeCount(body []byte) (*Decoded, error) { return decode(body, nil, false) }
+
+func decode(body []byte, models []loop.ModelInfo, needMaxTokens bool) (*Decoded, error) {
+	var w wireRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&w); err != nil {
+		return nil, invalidf("request body is not valid JSON: %v", err)
+	}
+	if dec.More() {
+		return nil, invalidf("request body is not valid JSON: data after the top-level object")
+	}
+	switch {
+	case w.Model == nil || *w.Model == "":
+		return nil, invalidf("model: Field required")
+	case w.MaxTokens == nil && needMaxTokens:
+		return nil, invalidf("max_tokens: Field required")
+	case w.MaxTokens == nil:
+		w.MaxTokens = new(int)
+	case *w.MaxTokens < 1:
+		return nil, invalidf("max_tokens: Input should be greater than or equal to 1")
+	case len(w.Messages) == 0:
+		return nil, invalidf("messages: at least one message is required")
+	}
+	for _, m := range models {
+		if m.Name == *w.Model && m.MaxOutputTokens > 0 && *w.MaxTokens > m.MaxOutputTokens {
+			return nil, invalidf("max_tokens: %d > %d, which is the maximum allowed number of output tokens for %s",
+				*w.MaxTokens, m.MaxOutputTokens, m.Name)
+		}
+	}
+	d := &Decoded{Stream: w.Stream}
+	msgs := make([]loop.Message, 0, len(w.Messages))
+	for i, wm := range w.Messages {
+		m, err := decodeMessage(i, wm, i == len(w.Messages)-1)
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, m)
+		d.Shapes = append(d.Shapes, Shape(m))
+		d.hashes = append(d.hashes, hashMessage(wm))
+	}
+	if err := checkPairing(msgs); err != nil {
+		return nil, err
+	}
+	tools := make([]string, 0, len(w.Tools))
+	for i, raw := range w.Tools {
+		var t struct {
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal(raw, &t); err != nil || t.Name == "" {
+			return nil, invalidf("tools.%d.name: Field required", i)
+		}
+		tools = append(tools, t.Name)
+		d.SystemTokens += (len(raw)+3)/4 + 3
+	}
+	if len(w.System) > 0 && !bytes.Equal(w.System, []byte("null")) {
+		d.SystemTokens += (len(w.System)+3)/4 + 3
+	}
+	var est loop.CharEstimator
+	input := d.SystemTokens
+	for i := range msgs {
+		msgs[i].Tokens = est.Estimate(msgs[i])
+		input += msgs[i].Tokens
+	}
+	d.Request = loop.Request{Model: *w.Model, MaxTokens: *w.MaxTokens, Messages: msgs,
+		InputTokens: input, Tools: tools, NonStreaming: !w.Stream}
+	d.Request.Purpose = PurposeOf(msgs)
+	return d, nil
+}
+
+// decodeMessage converts one request message. Content that is neither a
+// string nor a list of blocks, and empty content (except in a final
+// assistant message, a prefill), are rejected as the API rejects them.
+func decodeMessage(i int, wm wireMessage, last bool) (loop.Message, error) {
+	m := loop.Message{ID: fmt.Sprintf("w%d", i+1)}
+	switch wm.Role {
+	case "user":
+		m.Role = loop.RoleUser
+	case "assistant":
+		m.Role = loop.RoleAssistant
+	default:
+		return m, invalidf("messages.%d.role: Input should be 'user' or 'assistant'", i)
+	}
+	empty := invalidf("messages.%d: all messages must have non-empty content except for the optional final assistant message", i)
+	content := bytes.TrimSpace(wm.Content)
+	switch {
+	case len(content) == 0 || bytes.Equal(content, []byte("null")):
+		return m, invalidf("messages.%d.content: Field required", i)
+	case content[0] == '"':
+		var s string
+		if err := json.Unmarshal(content, &s); err != nil {
+			return m, invalidf("messages.%d.content: %v", i, err)
+		}
+		if s == "" && !(last && m.Role == loop.RoleAssistant) {
+			return m, empty
+		}
+		m.Blocks = []loop.Block{{Type: loop.BlockText, Text: s}}
+		return m, nil
+	case content[0] != '[':
+		return m, invalidf("messages.%d.content: Input should be a valid string or a valid list", i)
+	}
+	var blocks []wireBlock
+	if err := json.Unmarshal(content, &blocks); err != nil {
+		return m, invalidf("messages.%d.content: %v", i, err)
+	}
+	if len(blocks) == 0 && !(last && m.Role == loop.RoleAssistant) {
+		return m, empty
+	}
+	for j, b := range blocks {
+		lb, err := decodeBlock(b, m.Role)
+		if err != nil {
+			return m, invalidf("messages.%d.content.%d: %v", i, j, err)
+		}
+		m.Blocks = append(m.Blocks, lb)
+	}
+	return m, nil
+}
+
+// decodeBlock converts one content block. Blocks the loop has no type for
+// (images, documents, server tools) become text blocks carrying only
+// their size.
+func decodeBlock(b wireBlock, role loop.Role) (loop.Block, error) {
+	switch b.Type {
+	case "text":
+		if b.Text == nil {
+			return loop.Block{}, fmt.Errorf("text: Field required")
+		}
+		if *b.Text == "" {
+			return loop.Block{}, fmt.Errorf("text content blocks must be non-empty")
+		}
+		return loop.Block{Type: loop.BlockText, Text: *b.Text}, nil
+	case "thinking":
+		return loop.Block{Type: loop.BlockThinking, Text: b.Thinking}, nil
+	case "redacted_thinking":
+		return loop.Block{Type: loop.BlockThinking}, nil
+	case "tool_use":
+		if role != loop.RoleAssistant {
+			return loop.Block{}, fmt.Errorf("tool_use blocks can only be in assistant messages")
+		}
+		if b.ID == "" || b.Name == "" {
+			return loop.Block{}, fmt.Errorf("tool_use: id and name are required")
+		}
+		input := string(bytes.TrimSpace(b.Input))
+		if input == "" {
+			return loop.Block{}, fmt.Errorf("tool_use.input: Field required")
+		}
+		return loop.Block{Type: loop.BlockToolUse, ID: b.ID, Name: b.Name, Input: input}, nil
+	case "tool_result":
+		if role != loop.RoleUser {
+			return loop.Block{}, fmt.Errorf("tool_result blocks can only be in user messages")
+		}
+		if b.ToolUseID == "" {
+			return loop.Block{}, fmt.Errorf("tool_result.tool_use_id: Field required")
+		}
+		return loop.Block{Type: loop.BlockToolResult, ToolUseID: b.ToolUseID, Text: resultText(b.Content), IsError: b.IsError}, nil
+	case "":
+		return loop.Block{}, fmt.Errorf("type: Field required")
+	}
+	raw, _ := json.Marshal(b)
+	return loop.Block{Type: loop.BlockText, Tokens: (len(raw)+3)/4 + 3}, nil
+}
+
+// resultText is a tool_result's content as text: the string, or the text
+// of its text blocks.
+func resultText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &blocks) != nil {
+		return ""
+	}
+	var sb strings.Builder
+	for _, b := range blocks {
+		sb.WriteString(b.Text)
+	}
+	return sb.String()
+}
+
+// checkPairing applies the API's tool rules: every tool_use of an
+// assistant message has its tool_result in the next message, a user
+// message, and every tool_result answers a tool_use of the message just
+// before it.
+func checkPairing(msgs []loop.Message) error {
+	for i, m := range msgs {
+		if m.Role == loop.RoleUser {
+			var prev []loop.Block
+			if i > 0 && msgs[i-1].Role == loop.RoleAssistant {
+				prev = msgs[i-1].ToolUses()
+			}
+			for j, b := range m.Blocks {
+				if b.Type == loop.BlockToolResult && !hasToolUse(prev, b.ToolUseID) {
+					return invalidf("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. "+
+						"Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, j, b.ToolUseID)
+				}
+			}
+			continue
+		}
+		uses := m.ToolUses()
+		if len(uses) == 0 {
+			continue
+		}
+		var missing []string
+		for _, u := range uses {
+			if i+1 >= len(msgs) || msgs[i+1].Role != loop.RoleUser || !hasToolResult(msgs[i+1], u.ID) {
+				missing = append(missing, u.ID)
+			}
+		}
+		if len(missing) > 0 {
+			return invalidf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. "+
+				"Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i, strings.Join(missing, ", "))
+		}
+	}
+	return nil
+}
+
+func hasToolUse(blocks []loop.Block, id string) bool {
+	for _, b := range blocks {
+		if b.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func hasToolResult(m loop.Message, id string) bool {
+	for _, b := range m.Blocks {
+		if b.Type == loop.BlockToolResult && b.ToolUseID == id {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,92 @@
+package messagesapi
+
+import (
+	"github.com/loopsim/loopsim/loop"
+)
+
+// The API's error types.
+const (
+	InvalidRequestError = "invalid_request_error"
+	AuthenticationError = "authentication_error"
+	PermissionError     = "permission_error"
+	NotFoundError       = "not_found_error"
+	RequestTooLarge     = "request_too_large"
+	RateLimitError      = "rate_limit_error"
+	APIError            = "api_error"
+	OverloadedError     = "overloaded_error"
+)
+
+// StatusOf is the HTTP status and API error type the server answers a
+// failure of this kind with:
+//
+//	prompt_too_long, media_too_large, invalid_request, image_size  400 invalid_request_error
+//	request_too_large                                              413 request_too_large
+//	rate_limited                                                   429 rate_limit_error
+//	server_error                                                   its status (500) api_error
+//	overloaded, fallback_triggered                                 529 overloaded_error
+//	other                                                          its status, the type that status has
+//	stream_error                                                   an error event (api_error) in a stream; 500 api_error for a non-streaming request
+//
+// A connection kind is not a status: the server drops the connection.
+// image_size is a check the client makes before sending; over the wire
+// it can only be the API's rejection of the image.
+func StatusOf(e *loop.RequestError) (int, string) {
+	switch e.Kind {
+	case loop.ErrPromptTooLong, loop.ErrMediaTooLarge, loop.ErrInvalidRequest, loop.ErrImageSize:
+		return 400, InvalidRequestError
+	case loop.ErrRequestTooLarge:
+		return 413, RequestTooLarge
+	case loop.ErrRateLimited:
+		return 429, RateLimitError
+	case loop.ErrOverloaded, loop.ErrFallbackTriggered:
+		return 529, OverloadedError
+	case loop.ErrServer:
+		if e.Status >= 500 && e.Status <= 599 {
+			return e.Status, typeOfStatus(e.Status)
+		}
+		return 500, APIError
+	case loop.ErrOther:
+		if e.Status >= 400 && e.Status <= 599 {
+			return e.Status, typeOfStatus(e.Status)
+		}
+		return 500, APIError
+	}
+	return 500, APIError
+}
+
+// typeOfStatus is the API error type a status carries.
+func typeOfStatus(status int) string {
+	switch status {
+	case 400:
+		return InvalidRequestError
+	case 401:
+		return AuthenticationError
+	case 403:
+		return PermissionError
+	case 404:
+		return NotFoundError
+	case 413:
+		return RequestTooLarge
+	case 429:
+		return RateLimitError
+	case 529:
+		return OverloadedError
+	}
+	return APIError
+}
+
+// errorBody is the API's JSON error body.
+type errorBody struct {
+	Type      string      `json:"type"`
+	Error     errorDetail `json:"error"`
+	RequestID string      `json:"request_id,omitempty"`
+}
+
+type errorDetail struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+func newErrorBody(typ, msg, requestID string) errorBody {
+	return errorBody{Type: "error", Error: errorDetail{Type: typ, Message: msg}, RequestID: requestID}
+}

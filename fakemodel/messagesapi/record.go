@@ -1,0 +1,140 @@
+package messagesapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"strings"
+
+	"github.com/loopsim/loopsim/loop"
+)
+
+// Record is one request as the server saw it, normalized: its shape and
+// how it was answered, never its text.
+type Record struct {
+	// Seq numbers the requests from 1 in the order they arrived.
+	Seq int `json:"seq"`
+	// Purpose is main or compact, by [PurposeOf]; empty for a request that
+	// could not be decoded.
+	Purpose loop.Purpose `json:"purpose,omitempty"`
+	// Model is the model asked for.
+	Model string `json:"model,omitempty"`
+	// MaxTokens is the request's output cap.
+	MaxTokens int `json:"max_tokens,omitempty"`
+	// Stream is whether the request asked for a stream.
+	Stream bool `json:"stream"`
+	// Roles is the role of each message, u for user and a for assistant.
+	Roles string `json:"roles,omitempty"`
+	// Messages is the number of messages.
+	Messages int `json:"messages"`
+	// Tools is the number of tool definitions.
+	Tools int `json:"tools"`
+	// InputTokens is the server's estimate of the request's size, system
+	// prompt and tool definitions included.
+	InputTokens int `json:"input_tokens"`
+	// SystemTokens is the part of InputTokens the system prompt and tool
+	// definitions take.
+	SystemTokens int `json:"system_tokens"`
+	// Kept is how many leading messages are the same as in the previous
+	// request of the same purpose (0 for the first).
+	Kept int `json:"kept"`
+	// Appended is the shape of each message after the kept ones (see
+	// [Shape]): what the agent appended, or all of them after its history
+	// was rewritten.
+	Appended []string `json:"appended"`
+	// Answer is how the server answered, in the notation of the profile's
+	// request sequences: text, tool, trunc, empty, malformed (tool_use
+	// stop reason without a tool_use block), an HTTP status (400, 413,
+	// 429, 500, 529, ...), stream_error (an error event mid-stream), drop
+	// (connection dropped), abort, or rejected (the request broke the
+	// API's rules; Error says which).
+	Answer string `json:"answer"`
+	// Status is the HTTP status sent; 0 when the connection was dropped
+	// before one.
+	Status int `json:"status"`
+	// ErrorType is the API error type of an error answer.
+	ErrorType string `json:"error_type,omitempty"`
+	// Error is the message of a rejected request or of a harness fault
+	// (the script ran out); empty otherwise. Fault messages the script
+	// chose are not repeated here.
+	Error string `json:"error,omitempty"`
+	// Blocks is how many content blocks were sent.
+	Blocks int `json:"blocks"`
+	// ClientGone is set when the client went away before the answer was
+	// written in full.
+	ClientGone bool `json:"client_gone,omitempty"`
+}
+
+// Label is the request in the profile's notation: M (main) or C
+// (compaction), a colon and the answer, e.g. "M:trunc", "C:text",
+// "M:400". A request that could not be decoded is "?:rejected".
+func (r Record) Label() string {
+	p := "?"
+	switch r.Purpose {
+	case loop.PurposeMain:
+		p = "M"
+	case loop.PurposeCompact:
+		p = "C"
+	}
+	return p + ":" + r.Answer
+}
+
+// Shape is a message's role and block types, "assistant:text+tool_use",
+// "user:tool_result"; a user message the agent injected cannot be told
+// from one the user typed.
+func Shape(m loop.Message) string {
+	types := make([]string, len(m.Blocks))
+	for i, b := range m.Blocks {
+		types[i] = string(b.Type)
+	}
+	if len(types) == 0 {
+		return string(m.Role) + ":"
+	}
+	return string(m.Role) + ":" + strings.Join(types, "+")
+}
+
+// hashMessage identifies a message by its role and raw content.
+func hashMessage(m wireMessage) uint64 {
+	h := fnv.New64a()
+	_, _ = io.WriteString(h, m.Role)
+	_, _ = h.Write([]byte{0})
+	_, _ = h.Write(m.Content)
+	return h.Sum64()
+}
+
+// Labels is the label of each record, in order.
+func Labels(records []Record) []string {
+	out := make([]string, len(records))
+	for i, r := range records {
+		out[i] = r.Label()
+	}
+	return out
+}
+
+// WriteJSONL writes records as JSON Lines, one record a line.
+func WriteJSONL(w io.Writer, records []Record) error {
+	enc := json.NewEncoder(w)
+	for i, r := range records {
+		if err := enc.Encode(r); err != nil {
+			return fmt.Errorf("messagesapi: record %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// ReadJSONL reads records written by [WriteJSONL]. Unknown fields are
+// errors.
+func ReadJSONL(r io.Reader) ([]Record, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var out []Record
+	for dec.More() {
+		var rec Record
+		if err := dec.Decode(&rec); err != nil {
+			return out, fmt.Errorf("messagesapi: record %d: %w", len(out)+1, err)
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}

@@ -1,0 +1,125 @@
+package messagesapi_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/fakemodel/messagesapi"
+	"github.com/loopsim/loopsim/loop"
+)
+
+func TestRecordsEachRequestNormalized(t *testing.T) {
+	srv, _ := serve(t, messagesapi.Options{},
+		fakemodel.Step{Kind: fakemodel.Truncated},
+		fakemodel.Step{Text: "<summary>s</summary>"},
+		fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}}},
+	)
+	first := request(true, userText("go"))
+	first["system"] = strings.Repeat("s", 400)
+	first["tools"] = []any{map[string]any{"name": "Read", "input_schema": map[string]any{"type": "object"}}}
+	post(t, srv.URL, first).Body.Close()
+	compact := request(false, userText("go"), map[string]any{"role": "assistant", "content": "cut"},
+		userText("Summarise. Put it between <summary> and </summary>."))
+	post(t, srv.URL, compact).Body.Close()
+	main := request(true, userText("go"), map[string]any{"role": "assistant", "content": "cut"}, userText("resume"))
+	post(t, srv.URL, main).Body.Close()
+
+	rec := srv.Requests()
+	require.Len(t, rec, 3)
+	assert.Equal(t, []string{"M:trunc", "C:text", "M:tool"}, messagesapi.Labels(rec))
+	assert.Equal(t, messagesapi.Record{Seq: 1, Purpose: loop.PurposeMain, Model: "claude-test", MaxTokens: 1000, Stream: true,
+		Roles: "u", Messages: 1, Tools: 1, InputTokens: rec[0].SystemTokens + 4, SystemTokens: rec[0].SystemTokens,
+		Appended: []string{"user:text"}, Answer: "trunc", Status: 200, Blocks: 1}, rec[0])
+	assert.Greater(t, rec[0].SystemTokens, 100, "system prompt and tool definitions are measured")
+	assert.Equal(t, 0, rec[1].Kept, "the first compaction request keeps nothing from an earlier one")
+	assert.False(t, rec[1].Stream)
+	assert.Equal(t, "uau", rec[2].Roles)
+	assert.Equal(t, 1, rec[2].Kept, "the first message is the same as in the previous main request")
+	assert.Equal(t, []string{"assistant:text", "user:text"}, rec[2].Appended)
+
+	var buf bytes.Buffer
+	require.NoError(t, srv.WriteJSONL(&buf))
+	back, err := messagesapi.ReadJSONL(&buf)
+	require.NoError(t, err)
+	assert.Equal(t, rec, back)
+	_, err = messagesapi.ReadJSONL(strings.NewReader(`{"seq":1,"nope":2}`))
+	assert.ErrorContains(t, err, "nope")
+}
+
+func TestPurposeRule(t *testing.T) {
+	msg := func(role loop.Role, b loop.Block) loop.Message {
+		return loop.Message{Role: role, Blocks: []loop.Block{b}}
+	}
+	text := func(s string) loop.Block { return loop.Block{Type: loop.BlockText, Text: s} }
+	assert.Equal(t, loop.PurposeCompact, messagesapi.PurposeOf([]loop.Message{msg(loop.RoleUser, text(loop.SummariseInstruction))}))
+	assert.Equal(t, loop.PurposeCompact, messagesapi.PurposeOf([]loop.Message{msg(loop.RoleUser, text(loop.ReaskInstruction))}))
+	assert.Equal(t, loop.PurposeMain, messagesapi.PurposeOf([]loop.Message{msg(loop.RoleUser, text(loop.SummariseInstruction)), msg(loop.RoleAssistant, text("x"))}))
+	assert.Equal(t, loop.PurposeMain, messagesapi.PurposeOf([]loop.Message{msg(loop.RoleUser, text("summarise please"))}))
+	assert.Equal(t, loop.PurposeMain, messagesapi.PurposeOf(nil))
+}
+
+func TestSlowStreamAndAClientThatLeaves(t *testing.T) {
+	srv, _ := serve(t, messagesapi.Options{EventDelay: 20 * time.Millisecond}, fakemodel.Step{Text: strings.Repeat("x", 640), Repeat: 2})
+	began := time.Now()
+	resp := post(t, srv.URL, request(true, userText("go")))
+	events, err := readEvents(t, resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, time.Since(began), time.Duration(len(events)-1)*20*time.Millisecond, "each event after the first waits")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/messages", strings.NewReader(mustJSON(t, request(true, userText("go")))))
+	require.NoError(t, err)
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	buf := make([]byte, 10)
+	_, err = resp.Body.Read(buf)
+	require.NoError(t, err)
+	cancel()
+	resp.Body.Close()
+	require.Eventually(t, func() bool { return srv.Requests()[1].ClientGone }, 5*time.Second, 10*time.Millisecond)
+}
+
+func TestAbortStep(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	model := &fakemodel.Model{Script: []fakemodel.Step{{Kind: fakemodel.Abort, Text: "partial", After: 1}}}
+	srv := messagesapi.NewServer(model, messagesapi.Options{OnAbort: cancel})
+	defer srv.Close()
+	model.Cancel = srv.Abort
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/messages", strings.NewReader(mustJSON(t, request(true, userText("go")))))
+	require.NoError(t, err)
+	// The client is cancelled after the first block was sent: depending on
+	// timing it fails before the headers or while reading the stream.
+	resp, err := http.DefaultClient.Do(req)
+	if err == nil {
+		defer resp.Body.Close()
+		var events []event
+		events, err = readEvents(t, resp.Body)
+		assert.LessOrEqual(t, len(events), 5)
+	}
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, []string{"M:abort"}, messagesapi.Labels(srv.Requests()))
+}
+
+func TestDrivenByTheWorkload(t *testing.T) {
+	w := fakemodel.DefaultWorkload()
+	w.Faults = fakemodel.Faults{}
+	ep := w.Episode(fakemodel.Seeds{Workload: 1, Faults: 2}, 200_000, nil)
+	srv := messagesapi.NewServer(ep, messagesapi.Options{})
+	defer srv.Close()
+	resp := post(t, srv.URL, request(true, userText("go")))
+	events, err := readEvents(t, resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	assert.Equal(t, "message_stop", events[len(events)-1].Name)
+	assert.Contains(t, []string{"M:tool", "M:text"}, srv.Requests()[0].Label())
+}
