@@ -30,8 +30,9 @@ type Record struct {
 	Messages int `json:"messages"`
 	// Tools is the number of tool definitions.
 	Tools int `json:"tools"`
-	// InputTokens is the server's estimate of the request's size, system
-	// prompt and tool definitions included.
+	// InputTokens is the request's size: the server's estimate, system
+	// prompt and tool definitions included, or the client's own count
+	// when it sent [InputTokensHeader].
 	InputTokens int `json:"input_tokens"`
 	// SystemTokens is the part of InputTokens the system prompt and tool
 	// definitions take.

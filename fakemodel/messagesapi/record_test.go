@@ -123,3 +123,22 @@ func TestDrivenByTheWorkload(t *testing.T) {
 	assert.Equal(t, "message_stop", events[len(events)-1].Name)
 	assert.Contains(t, []string{"M:tool", "M:text"}, srv.Requests()[0].Label())
 }
+
+func TestInputTokensHeader(t *testing.T) {
+	srv, model := serve(t, messagesapi.Options{}, fakemodel.Step{Text: "ok"})
+	send := func(v string) *http.Response {
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/messages", strings.NewReader(mustJSON(t, request(false, userText("go")))))
+		require.NoError(t, err)
+		req.Header.Set(messagesapi.InputTokensHeader, v)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		return resp
+	}
+	resp := send("12345")
+	assert.EqualValues(t, 12345, decodeJSON(t, resp)["usage"].(map[string]any)["input_tokens"])
+	assert.Equal(t, 12345, model.Requests[0].InputTokens)
+	assert.Equal(t, 12345, srv.Requests()[0].InputTokens)
+	resp = send("-3")
+	assert.Equal(t, 400, resp.StatusCode)
+	assert.Contains(t, decodeJSON(t, resp)["error"].(map[string]any)["message"], "Loopsim-Input-Tokens")
+}

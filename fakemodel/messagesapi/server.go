@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -38,6 +39,14 @@ type Options struct {
 	// means [DefaultAbortWait].
 	AbortWait time.Duration
 }
+
+// InputTokensHeader is a request header a client that counts its own
+// requests (loopsim's loop over an SDK) may send: the request's input
+// token count, used instead of the server's estimate, so that the
+// answers (usage, prompt-too-long, conditions on input_tokens) are the
+// ones the in-process fakes give for the same count. Agents that do not
+// send it get the server's estimate.
+const InputTokensHeader = "Loopsim-Input-Tokens"
 
 // DefaultMaxBodyBytes is the API's request size limit, 32 MB.
 const DefaultMaxBodyBytes = 32 << 20
@@ -199,6 +208,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rec := h.record(Record{Answer: "rejected", Status: http.StatusBadRequest, ErrorType: InvalidRequestError, Error: err.Error()})
 		writeError(w, http.StatusBadRequest, InvalidRequestError, err.Error(), requestID(rec))
 		return
+	}
+	if v := r.Header.Get(InputTokensHeader); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			msg := fmt.Sprintf("%s: %q is not a whole number of zero or more", InputTokensHeader, v)
+			rec := h.record(Record{Answer: "rejected", Status: http.StatusBadRequest, ErrorType: InvalidRequestError, Error: msg})
+			writeError(w, http.StatusBadRequest, InvalidRequestError, msg, requestID(rec))
+			return
+		}
+		d.Request.InputTokens = n
 	}
 	a := h.play(r.Context(), d)
 	h.answer(w, r, d, a)
