@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // LogNormal is a log-normal distribution of a count (tokens, replies),
@@ -22,14 +24,27 @@ type LogNormal struct {
 	Max int `json:"max"`
 }
 
-// Draw draws one value from r.
+// Draw draws one value from r (one standard normal draw from the stream,
+// whatever Sigma).
 func (d LogNormal) Draw(r *rand.Rand) int {
-	return d.clamp(d.Median * math.Exp(d.Sigma*r.NormFloat64()))
+	return d.clamp(d.dist(r).Rand())
 }
 
 // Quantile is the q-quantile of the distribution (0 < q < 1).
 func (d LogNormal) Quantile(q float64) int {
-	return d.clamp(d.Median * math.Exp(d.Sigma*normalQuantile(q)))
+	if d.Sigma == 0 {
+		return d.clamp(d.Median)
+	}
+	return d.clamp(d.dist(nil).Quantile(q))
+}
+
+// dist is the distribution before rounding and clamping, drawing from r.
+func (d LogNormal) dist(r *rand.Rand) distuv.LogNormal {
+	l := distuv.LogNormal{Mu: math.Log(d.Median), Sigma: d.Sigma}
+	if r != nil {
+		l.Src = r
+	}
+	return l
 }
 
 func (d LogNormal) clamp(x float64) int {
@@ -111,6 +126,3 @@ func (d Geometric) validate() error {
 	}
 	return nil
 }
-
-// normalQuantile is the q-quantile of the standard normal distribution.
-func normalQuantile(q float64) float64 { return math.Sqrt2 * math.Erfinv(2*q-1) }

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/loopsim/loopsim/loop"
 )
@@ -76,6 +77,8 @@ type CalibrationRow struct {
 	Simulated float64 `json:"simulated"`
 	// Tolerance is the largest relative difference accepted.
 	Tolerance float64 `json:"tolerance"`
+	// N is the number of real values the figure was measured on.
+	N int `json:"n"`
 	// OK is set when Simulated is within Tolerance of Real.
 	OK bool `json:"ok"`
 }
@@ -88,21 +91,28 @@ func (r CalibrationRow) Diff() float64 {
 	return (r.Simulated - r.Real) / r.Real
 }
 
-// Compare lines up the simulated figures against the real ones, each
-// with its tolerance: tight where the transcripts hold hundreds of
-// values (per-call sizes), loose where they hold a few (tails, compactions,
-// 27 user prompts).
-func Compare(real, simulated *Figures) []CalibrationRow {
-	type fig struct {
-		name string
-		tol  float64
-		get  func(f *Figures) float64
-	}
+// figure is one calibration figure: its name, its tolerance and how it is
+// measured from a set of figures.
+type figure struct {
+	name string
+	tol  float64
+	get  func(f *Figures) float64
+	n    func(f *Figures) int
+}
+
+// figureTable lists the calibration figures, each with its tolerance:
+// tight where the transcripts hold hundreds of values (per-call sizes),
+// loose where they hold a few (tails, compactions, a few dozen user
+// prompts).
+func figureTable() []figure {
 	q := func(s func(f *Figures) *Sample, p float64) func(f *Figures) float64 {
 		return func(f *Figures) float64 { return s(f).Quantile(p) }
 	}
 	mean := func(s func(f *Figures) *Sample) func(f *Figures) float64 {
 		return func(f *Figures) float64 { return s(f).Mean() }
+	}
+	n := func(s func(f *Figures) *Sample) func(f *Figures) int {
+		return func(f *Figures) int { return s(f).N() }
 	}
 	start := func(f *Figures) *Sample { return &f.StartContext }
 	growth := func(f *Figures) *Sample { return &f.Growth }
@@ -111,28 +121,60 @@ func Compare(real, simulated *Figures) []CalibrationRow {
 	prompts := func(f *Figures) *Sample { return &f.CallsPerPrompt }
 	at := func(f *Figures) *Sample { return &f.CompactAt }
 	after := func(f *Figures) *Sample { return &f.AfterCompact }
-	figs := []fig{
-		{"start context, median", 0.15, q(start, 0.5)},
-		{"growth per call, p10", 0.5, q(growth, 0.1)},
-		{"growth per call, median", 0.2, q(growth, 0.5)},
-		{"growth per call, p90", 0.25, q(growth, 0.9)},
-		{"growth per call, p99", 0.4, q(growth, 0.99)},
-		{"growth per call, mean", 0.2, mean(growth)},
-		{"output per call, median", 0.2, q(output, 0.5)},
-		{"output per call, p90", 0.25, q(output, 0.9)},
-		{"output per call, p99", 0.4, q(output, 0.99)},
-		{"tools per call, mean", 0.15, mean(tools)},
-		{"calls per user prompt, median", 0.5, q(prompts, 0.5)},
-		{"calls per user prompt, mean", 0.5, mean(prompts)},
-		{"auto-compact at, median", 0.05, q(at, 0.5)},
-		{"context after compaction, mean", 0.15, mean(after)},
+	return []figure{
+		{"start context, median", 0.15, q(start, 0.5), n(start)},
+		{"growth per call, p10", 0.5, q(growth, 0.1), n(growth)},
+		{"growth per call, median", 0.2, q(growth, 0.5), n(growth)},
+		{"growth per call, p90", 0.25, q(growth, 0.9), n(growth)},
+		{"growth per call, p99", 0.4, q(growth, 0.99), n(growth)},
+		{"growth per call, mean", 0.2, mean(growth), n(growth)},
+		{"output per call, median", 0.2, q(output, 0.5), n(output)},
+		{"output per call, p90", 0.25, q(output, 0.9), n(output)},
+		{"output per call, p99", 0.4, q(output, 0.99), n(output)},
+		{"tools per call, mean", 0.15, mean(tools), n(tools)},
+		{"calls per user prompt, median", 0.5, q(prompts, 0.5), n(prompts)},
+		{"calls per user prompt, mean", 0.5, mean(prompts), n(prompts)},
+		{"auto-compact at, median", 0.05, q(at, 0.5), n(at)},
+		{"context after compaction, mean", 0.15, mean(after), n(after)},
 	}
-	out := make([]CalibrationRow, 0, len(figs))
-	for _, f := range figs {
-		r := CalibrationRow{Figure: f.name, Published: Published[f.name], Real: f.get(real), Simulated: f.get(simulated), Tolerance: f.tol}
+}
+
+// Compare lines up the simulated figures against the real ones, each
+// with its tolerance.
+func Compare(real, simulated *Figures) []CalibrationRow {
+	return CompareTargets(Measure(real), simulated)
+}
+
+// CompareTargets lines up the simulated figures against real targets
+// (see [Targets]), each with its tolerance; a figure the targets do not
+// hold, or hold measured on no value, is left out. The rows carry the
+// number of real values: a figure measured on a few is a weak target.
+func CompareTargets(real []Target, simulated *Figures) []CalibrationRow {
+	out := make([]CalibrationRow, 0, len(real))
+	for _, f := range figureTable() {
+		i := slices.IndexFunc(real, func(t Target) bool { return t.Figure == f.name })
+		if i < 0 || real[i].N == 0 {
+			continue
+		}
+		t := real[i]
+		r := CalibrationRow{Figure: f.name, Published: Published[f.name], Real: t.Value, Simulated: f.get(simulated),
+			Tolerance: f.tol, N: t.N}
 		d := r.Diff()
 		r.OK = r.Real > 0 && d <= r.Tolerance && d >= -r.Tolerance
 		out = append(out, r)
+	}
+	return out
+}
+
+// Measure measures every calibration figure of f.
+func Measure(f *Figures) []Target {
+	var out []Target
+	for _, fig := range figureTable() {
+		t := Target{Figure: fig.name, N: fig.n(f)}
+		if t.N > 0 {
+			t.Value = fig.get(f)
+		}
+		out = append(out, t)
 	}
 	return out
 }

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"context"
 	"os"
 	"sync"
 	"testing"
@@ -23,26 +22,6 @@ func readRealFigures(t *testing.T) Figures {
 		t.Fatal(err)
 	}
 	return real
-}
-
-// TestCalibration: the default workload under the claude-code profile
-// reproduces the transcripts' figures within each figure's tolerance.
-func TestCalibration(t *testing.T) {
-	real := readRealFigures(t)
-	s, err := NewSetting("claude-code")
-	if err != nil {
-		t.Fatal(err)
-	}
-	simulated, err := Calibrate(context.Background(), s, 2_000, 1, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range Compare(&real, &simulated) {
-		t.Logf("%-32s real %9.1f simulated %9.1f (%+5.1f%%, tolerance %2.0f%%)", r.Figure, r.Real, r.Simulated, 100*r.Diff(), 100*r.Tolerance)
-		if !r.OK {
-			t.Errorf("%s: simulated %.1f, real %.1f: off by %+.1f%%, tolerance %.0f%%", r.Figure, r.Simulated, r.Real, 100*r.Diff(), 100*r.Tolerance)
-		}
-	}
 }
 
 // TestTranscriptFigures: the reader measures what the transcripts'

@@ -1,22 +1,38 @@
 package sim
 
-// Sample is a distribution measured by streaming: a histogram with the
-// exact sum beside it for the mean.
+import "slices"
+
+// Sample is a distribution measured for calibration: a histogram with the
+// exact sum beside it for the mean, and the values themselves for
+// quantile-quantile plots and distances between distributions.
 type Sample struct {
-	Hist Histogram
-	Sum  int64
+	Hist   Histogram
+	Sum    int64
+	Values []int64
 }
 
 // Add counts v.
 func (s *Sample) Add(v int64) {
 	s.Hist.Add(v)
 	s.Sum += v
+	s.Values = append(s.Values, v)
 }
 
 // Merge adds o's values to s.
 func (s *Sample) Merge(o *Sample) {
 	s.Hist.Merge(&o.Hist)
 	s.Sum += o.Sum
+	s.Values = append(s.Values, o.Values...)
+}
+
+// Sorted returns the values in ascending order, as float64.
+func (s *Sample) Sorted() []float64 {
+	out := make([]float64, len(s.Values))
+	for i, v := range s.Values {
+		out[i] = float64(v)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // N is the number of values.
@@ -118,5 +134,8 @@ func (c *calls) userPrompt() {
 // end ends a session.
 func (c *calls) end() {
 	c.userPrompt()
-	c.f.Sessions++
+	c.f.sessionEnded()
 }
+
+// sessionEnded counts a session in f.
+func (f *Figures) sessionEnded() { f.Sessions++ }

@@ -78,7 +78,7 @@ func simFlags(stderr io.Writer) (*flag.FlagSet, *simOptions) {
 	fs.StringVar(&o.prices, "prices", sim.DefaultPrices.String(), "dollars per million tokens: input, cache_write, cache_read, output")
 	fs.StringVar(&o.out, "out", "out", "folder for summary.md, the plots (PNG and SVG), metrics.csv and metrics.json")
 	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "episodes played at once (the results do not depend on it)")
-	fs.StringVar(&o.transcripts, "transcripts", filepath.Join("..", "shared", "data", "transcripts"), "real transcripts to compare the first setting with; empty to skip")
+	fs.StringVar(&o.transcripts, "transcripts", "", "session logs to measure the calibration targets from (files or folders);\nempty: the targets kept in the repository (sim/calibration_targets.json)")
 	fs.IntVar(&o.calibrate, "calibrate", 2_000, "episodes of the calibration comparison")
 	fs.StringVar(&o.replay, "replay", "", "replay the episode with this `seed` (printed beside each violation) under the first profile\nand the -set overrides, print its trace, and check it")
 	fs.BoolVar(&o.json, "json", false, "with -replay: print the trace as JSON Lines")
@@ -250,24 +250,6 @@ func simulate(ctx context.Context, p *simPlan, o *simOptions, stdout, stderr io.
 	fmt.Fprintf(stdout, "\nwrote %s (with %d plots, PNG and SVG), metrics.csv and metrics.json\n",
 		filepath.Join(o.out, "summary.md"), len(rep.Figures))
 	return simExitOK
-}
-
-// calibrate compares the first setting with the real transcripts, when
-// they are there.
-func calibrate(ctx context.Context, s sim.Setting, o *simOptions) ([]sim.CalibrationRow, string) {
-	if o.transcripts == "" || o.calibrate == 0 {
-		return nil, "Not measured (-transcripts empty or -calibrate 0)."
-	}
-	real, err := sim.ReadTranscripts(o.transcripts)
-	if err != nil {
-		return nil, fmt.Sprintf("Not measured: %v.", err)
-	}
-	simulated, err := sim.Calibrate(ctx, s, o.calibrate, o.seed, o.workers)
-	if err != nil {
-		return nil, fmt.Sprintf("Not measured: %v.", err)
-	}
-	return sim.Compare(&real, &simulated), fmt.Sprintf("%s episodes against %d transcripts (%s calls).",
-		strconv.Itoa(o.calibrate), real.Sessions, strconv.Itoa(real.Tools.N()))
 }
 
 // writeOutputs writes the plots, the summary and the metrics to dir.
