@@ -3,8 +3,8 @@
 //
 // A [Model] is a script: a list of [Step] values, one consumed per request
 // (main and compaction requests alike). [Tools] maps tool names and call IDs
-// to [Tool] behaviours. [StopHooks], [Compactor] and [Summarizer] are lists
-// of outcomes consumed one per call. A test reads a fake's exported fields
+// to [Tool] behaviours. [StopHooks], [StopFailureHooks], [Compactor] and
+// [Summarizer] are lists of outcomes consumed one per call. A test reads a fake's exported fields
 // to see exactly what the loop will be told, edits them to change it, and
 // after the run reads the same fakes for what the loop sent them (Requests,
 // Calls, Inputs).
@@ -20,7 +20,8 @@
 // random numbers (except [Workload], which draws only from streams seeded
 // per episode), and never range over a map. Every API fault a fake
 // produces is a [*loop.RequestError] with the kind and status the loop's
-// retry layer expects. Mistakes in the test itself (a script run out, an
+// retry layer expects; a [Thrown] step fails with a plain error instead
+// (a failure that is not an API answer: model_error). Mistakes in the test itself (a script run out, an
 // invalid step) are distinct error types ([*ExhaustedError],
 // [*StepError]), never a RequestError, so they cannot pass for API
 // failures.

@@ -1,6 +1,7 @@
 package fakemodel
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/loopsim/loopsim/loop"
@@ -120,6 +121,12 @@ func play(s Step, req loop.Request, number, window int) (playback, error) {
 		return p, nil
 	case Abort:
 		return playback{blocks: chunks(s, number), abort: true}, nil
+	case Thrown:
+		msg := "the client threw before a response"
+		if s.Message != "" {
+			msg = s.Message
+		}
+		return playback{err: errors.New(msg)}, nil
 	}
 	return playback{}, fmt.Errorf("unknown kind %q", s.Kind)
 }

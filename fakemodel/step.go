@@ -61,13 +61,17 @@ const (
 	// Abort yields After content blocks, then calls the Model's Cancel and
 	// returns the context's error: the user aborted mid-stream.
 	Abort Kind = "abort"
+	// Thrown fails with an error that is not an API answer (a broken
+	// client, a bug on the caller's side): not a *loop.RequestError, so
+	// the loop ends model_error (SPEC §2.3).
+	Thrown Kind = "thrown"
 )
 
 // Kinds lists every step kind in a fixed order.
 var Kinds = []Kind{
 	Reply, Empty, MalformedToolUse, Truncated, PromptTooLong, RequestTooLarge,
 	MediaTooLarge, ImageSize, Overloaded, FallbackTriggered, RateLimited, ServerError,
-	ConnectionDropped, InvalidRequest, OtherStatus, StreamError, Abort,
+	ConnectionDropped, InvalidRequest, OtherStatus, StreamError, Abort, Thrown,
 }
 
 // Forever is the Repeat value that makes a step answer every request from
@@ -170,6 +174,7 @@ var allowedFields = map[Kind][]string{
 	OtherStatus:       append([]string{"status"}, faultFields...),
 	StreamError:       append(append([]string(nil), streamFields...), "message"),
 	Abort:             streamFields,
+	Thrown:            {"message"},
 }
 
 // setFields lists, in a fixed order, the JSON names of the step's content

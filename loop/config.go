@@ -27,6 +27,9 @@ type Config struct {
 	Tools Tools
 	// StopHooks runs stop hooks. Nil: no hooks (always pass).
 	StopHooks StopHooks
+	// StopFailureHooks are told when the run ends on an API error (the
+	// seed's "completed after an API error"). Nil: none.
+	StopFailureHooks StopFailureHooks
 	// Compactor compacts. Nil: a [SummaryCompactor] configured from the
 	// policy, which asks the model for a summary.
 	Compactor Compactor

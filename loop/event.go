@@ -20,6 +20,7 @@ const (
 	KindToolBatch      EventKind = "tool_batch"
 	KindToolResult     EventKind = "tool_result"
 	KindStopHook       EventKind = "stop_hook"
+	KindStopFailure    EventKind = "stop_failure_hook"
 	KindTransition     EventKind = "transition"
 	KindTerminal       EventKind = "terminal"
 )
@@ -219,6 +220,17 @@ type StopHook struct {
 	BlocksInRow int `json:"blocks_in_row,omitempty"`
 }
 
+// StopFailureHook is SPEC §2.5 step 5: the last message is an API error,
+// the stop-failure hooks are told it, and the run completes.
+type StopFailureHook struct {
+	// Error is the API error the hooks were told.
+	Error string `json:"error"`
+	// Ran is false when the run has no stop-failure hooks.
+	Ran bool `json:"ran"`
+	// Failure is the hooks' own error or panic.
+	Failure string `json:"failure,omitempty"`
+}
+
 // TransitionEvent is the loop continuing, with the state fields it
 // changed.
 type TransitionEvent struct {
@@ -283,6 +295,9 @@ func (ToolResultEvent) EventKind() EventKind { return KindToolResult }
 func (StopHook) EventKind() EventKind { return KindStopHook }
 
 // EventKind implements [Event].
+func (StopFailureHook) EventKind() EventKind { return KindStopFailure }
+
+// EventKind implements [Event].
 func (TransitionEvent) EventKind() EventKind { return KindTransition }
 
 // EventKind implements [Event].
@@ -321,6 +336,8 @@ func newEvent(k EventKind) (Event, bool) {
 		return &ToolResultEvent{}, true
 	case KindStopHook:
 		return &StopHook{}, true
+	case KindStopFailure:
+		return &StopFailureHook{}, true
 	case KindTransition:
 		return &TransitionEvent{}, true
 	case KindTerminal:

@@ -21,6 +21,7 @@ type fixture struct {
 	script    []fakemodel.Step
 	tools     *fakemodel.Tools
 	hooks     *fakemodel.StopHooks
+	failHooks *fakemodel.StopFailureHooks
 	compactor loop.Compactor
 	summary   loop.ToolUseSummarizer
 	initial   []loop.Message
@@ -61,6 +62,9 @@ func run(t *testing.T, f fixture) (*loop.Result, *fakemodel.Model) {
 		TokenBudget: f.budget, IterationLimit: f.limit}
 	if f.hooks != nil {
 		cfg.StopHooks = f.hooks
+	}
+	if f.failHooks != nil {
+		cfg.StopFailureHooks = f.failHooks
 	}
 	initial := f.initial
 	if initial == nil {

@@ -29,3 +29,22 @@ type StopHookResult struct {
 type StopHooks interface {
 	RunStopHooks(ctx context.Context, in StopHookInput) (StopHookResult, error)
 }
+
+// StopFailureInput is what the stop-failure hooks see: the run is about to
+// end because its last message is an API error (SPEC §2.5 step 5).
+type StopFailureInput struct {
+	// Messages is the history ending in the API-error message; valid only
+	// during the call (copy it to keep it).
+	Messages []Message
+	// Error is the API error's text, as the API-error message shows it.
+	Error string
+	// Turn is the current turn.
+	Turn int
+}
+
+// StopFailureHooks is the stop-failure hook seam: hooks told that the
+// query ends on an API error. They cannot block or continue the loop; an
+// error (or a panic) is recorded and the run still ends completed.
+type StopFailureHooks interface {
+	RunStopFailureHooks(ctx context.Context, in StopFailureInput) error
+}

@@ -68,7 +68,7 @@ func (r *run) loop(ctx context.Context, s State) *Result {
 		}
 
 		var res *Result
-		if len(out.toolUses) == 0 {
+		if out.apiError != nil || len(out.toolUses) == 0 {
 			s, res = r.stopBranch(ctx, s, mfq, out)
 		} else {
 			s, res = r.toolBranch(ctx, s, mfq, out)
@@ -115,9 +115,14 @@ type streamOutcome struct {
 	// toolUseIDs are the ids of toolUses, as the response event lists them.
 	toolUseIDs []string
 	withheld   *Withheld
-	malformed  bool
-	empty      bool
-	truncated  bool
+	// apiError is the history ending in an API-error message, when the
+	// request failed with an API error the policy sends through the stop
+	// branch (the seed).
+	apiError  []Message
+	errorText string
+	malformed bool
+	empty     bool
+	truncated bool
 }
 
 // callModel sends the main request with the inner fallback loop (2.3) and
@@ -188,8 +193,14 @@ func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutc
 			case re.Kind == ErrImageSize:
 				return streamOutcome{terminal: r.failRequest(*s, mfq, msg, blocks, uses, ImageError, re.Error())}
 			}
+			if r.p.APIErrorTerminal == Completed {
+				// SPEC §2.3: an API error is not thrown; it becomes an
+				// API-error message and the stop branch ends the run
+				return streamOutcome{apiError: r.failedHistory(mfq, msg, blocks, uses, re.Error()), errorText: re.Error()}
+			}
 			return streamOutcome{terminal: r.failRequest(*s, mfq, msg, blocks, uses, r.p.APIErrorTerminal, re.Error())}
 		}
+		// anything thrown (not an API answer): model_error
 		if err != nil {
 			return streamOutcome{terminal: r.failRequest(*s, mfq, msg, blocks, uses, ModelError, err.Error())}
 		}
@@ -220,6 +231,12 @@ func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutc
 // failRequest ends the run after a failed request: tool_uses received
 // before the failure get synthetic results and the error is shown.
 func (r *run) failRequest(s State, mfq []Message, msg Message, blocks []Block, uses []Block, t Terminal, text string) *Result {
+	return r.finish(s, r.failedHistory(mfq, msg, blocks, uses, text), t, text)
+}
+
+// failedHistory is the history after a failed request: the partial reply,
+// synthetic results for its tool_uses, and the message showing the error.
+func (r *run) failedHistory(mfq []Message, msg Message, blocks []Block, uses []Block, text string) []Message {
 	history := mfq
 	if len(blocks) > 0 {
 		history = join(mfq, []Message{msg})
@@ -227,8 +244,7 @@ func (r *run) failRequest(s State, mfq []Message, msg Message, blocks []Block, u
 			history = append(history, r.resultMessage(r.syntheticResults(uses, ModelErrorResult), true))
 		}
 	}
-	errMsg := r.apiErrorMessage(text)
-	return r.finish(s, join(history, []Message{errMsg}), t, text)
+	return join(history, []Message{r.apiErrorMessage(text)})
 }
 
 func emptyReply(blocks []Block) bool {

@@ -113,11 +113,15 @@ type Policy struct {
 	MaxOutputRecoveries int `json:"max_output_recoveries" range:"0,100"`
 	// TruncationExhaustedTerminal is where a truncation ends once the
 	// recoveries are used up: completed (the seed: the emitted error ends
-	// the loop through the API-error check) or api_error.
+	// the loop through the API-error step of the stop branch, which runs
+	// the stop-failure hooks) or api_error.
 	TruncationExhaustedTerminal Terminal `json:"truncation_exhausted_terminal" oneof:"completed,api_error"`
-	// APIErrorTerminal is where an unrecoverable API error ends:
-	// model_error (seed) or api_error (claude-code).
-	APIErrorTerminal Terminal `json:"api_error_terminal" oneof:"model_error,api_error"`
+	// APIErrorTerminal is where an unrecoverable API error ends: completed
+	// (the seed: the error becomes an API-error message, the stop branch
+	// runs the stop-failure hooks and returns completed) or api_error
+	// (claude-code: at once). A thrown failure, one that is not an API
+	// answer, ends model_error whatever this says.
+	APIErrorTerminal Terminal `json:"api_error_terminal" oneof:"completed,api_error"`
 
 	// TokenBudget switches the token-budget continuation on (it acts only
 	// when the run has a budget).

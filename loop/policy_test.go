@@ -31,7 +31,7 @@ func TestPolicyValidateNamesFieldAndRange(t *testing.T) {
 		{"max_output_recoveries", "-1", "policy field max_output_recoveries = -1: allowed [0, 100]"},
 		{"auto_compact_percent", "101", "policy field auto_compact_percent = 101: allowed [0, 100]"},
 		{"budget_completion_ratio", "0", "policy field budget_completion_ratio = 0: allowed [0.01, 1]"},
-		{"api_error_terminal", "completed", `policy field api_error_terminal = "completed": allowed one of model_error,api_error`},
+		{"api_error_terminal", "model_error", `policy field api_error_terminal = "model_error": allowed one of completed,api_error`},
 		{"stop_hook_cap_action", "max_turns", `policy field stop_hook_cap_action = "max_turns": allowed one of completed,stop_hook_prevented`},
 		{"collapse_commit_percent", "50", "policy field collapse_commit_percent = 50: allowed at least collapse_stage_percent (80)"},
 		{"max_reactive_compacts_in_row", "0", "policy field max_reactive_compacts_in_row = 0: allowed [1, 100]"},

@@ -37,7 +37,7 @@ func Seed() Policy {
 		EscalatedMaxTokens:          64_000,
 		MaxOutputRecoveries:         3,
 		TruncationExhaustedTerminal: Completed,
-		APIErrorTerminal:            ModelError,
+		APIErrorTerminal:            Completed,
 		TokenBudget:                 true,
 		BudgetCompletionRatio:       0.9,
 		BudgetDiminishingDelta:      500,

@@ -7,6 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Each seed transition and terminal reached through the fakes, with the
@@ -191,31 +193,85 @@ func TestSeedBlockingLimitWithAutoCompactOff(t *testing.T) {
 	expect(t, under, outcome{Terminal: loop.Completed, Turn: 1, Requests: 1})
 }
 
-func TestSeedModelError(t *testing.T) {
-	res, _ := run(t, fixture{script: []fakemodel.Step{toolStep, {Kind: fakemodel.ServerError}}})
+func TestSeedModelErrorOnlyForThrownFailures(t *testing.T) {
+	res, _ := run(t, fixture{script: []fakemodel.Step{toolStep, {Kind: fakemodel.Thrown}}})
 	expect(t, res, outcome{Terminal: loop.ModelError, Transitions: []loop.Transition{loop.NextTurn}, Turn: 2, Requests: 2})
-	// the harness's own mistake (script run out) also ends model_error,
-	// with the reason in the terminal event
+	assert.Empty(t, events[loop.StopFailureHook](res.Trace), "a thrown failure does not reach the stop branch")
+	// the harness's own mistake (script run out) is thrown too, with the
+	// reason in the terminal event
 	out, _ := run(t, fixture{script: []fakemodel.Step{toolStep}})
 	term := events[loop.TerminalEvent](out.Trace)
-	if out.Terminal != loop.ModelError || !strings.Contains(term[0].Message, "script exhausted") {
-		t.Errorf("exhausted script: %s %q", out.Terminal, term[0].Message)
-	}
+	require.Len(t, term, 1)
+	assert.Equal(t, loop.ModelError, out.Terminal)
+	assert.Contains(t, term[0].Message, "script exhausted")
 }
 
-func TestSeedModelErrorAfterToolUsesGivesSyntheticResults(t *testing.T) {
+// SPEC §2.3, §2.5.5: an API error becomes an API-error message, the stop
+// branch runs the stop-failure hooks (not the stop hooks) and the run
+// completes.
+func TestSeedAPIErrorCompletesAfterTheStopFailureHooks(t *testing.T) {
+	hooks := &fakemodel.StopHooks{}
+	failHooks := &fakemodel.StopFailureHooks{}
+	res, _ := run(t, fixture{script: []fakemodel.Step{toolStep, {Kind: fakemodel.ServerError}}, hooks: hooks, failHooks: failHooks})
+	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{loop.NextTurn}, Turn: 2, Requests: 2})
+
+	last := res.State.Messages[len(res.State.Messages)-1]
+	assert.True(t, last.APIError, "the last message is the API error")
+	assert.Contains(t, last.Text(), "500 server_error")
+	assert.Empty(t, hooks.Inputs, "the ordinary stop hooks do not run after an API error")
+	require.Len(t, failHooks.Inputs, 1)
+	assert.Equal(t, last.Text(), failHooks.Inputs[0].Error)
+	assert.Equal(t, 2, failHooks.Inputs[0].Turn)
+	assert.Equal(t, last.ID, failHooks.Inputs[0].Messages[len(failHooks.Inputs[0].Messages)-1].ID)
+
+	sf := events[loop.StopFailureHook](res.Trace)
+	require.Len(t, sf, 1)
+	assert.Equal(t, loop.StopFailureHook{Error: last.Text(), Ran: true}, sf[0])
+}
+
+func TestSeedStopFailureHooksCannotChangeTheEnd(t *testing.T) {
+	for _, o := range []fakemodel.StopFailureOutcome{{Err: "hook exited 2"}, {Panic: "hook crashed"}} {
+		failHooks := &fakemodel.StopFailureHooks{Outcomes: []fakemodel.StopFailureOutcome{o}}
+		res, _ := run(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Overloaded}}, failHooks: failHooks})
+		assert.Equal(t, loop.Completed, res.Terminal)
+		sf := events[loop.StopFailureHook](res.Trace)
+		require.Len(t, sf, 1)
+		assert.True(t, sf[0].Ran)
+		assert.Contains(t, sf[0].Failure, "hook")
+	}
+	// no stop-failure hooks configured: the step still shows in the trace
+	res, _ := run(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Overloaded}}})
+	sf := events[loop.StopFailureHook](res.Trace)
+	require.Len(t, sf, 1)
+	assert.False(t, sf[0].Ran)
+	assert.Equal(t, loop.Completed, res.Terminal)
+}
+
+// SPEC §2.5.4: when the recoveries are used up the withheld error is
+// emitted and the loop ends through step 5.
+func TestSeedTruncationExhaustedEndsThroughTheStopFailureHooks(t *testing.T) {
+	failHooks := &fakemodel.StopFailureHooks{}
+	res, _ := run(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Truncated, Repeat: 8}}, policy: seedWith(t, "escalation", "false"), failHooks: failHooks})
+	assert.Equal(t, loop.Completed, res.Terminal)
+	require.Len(t, failHooks.Inputs, 1)
+	assert.Contains(t, failHooks.Inputs[0].Error, "truncated at max_tokens")
+}
+
+func TestSeedAPIErrorAfterToolUsesGivesSyntheticResults(t *testing.T) {
 	step := fakemodel.Step{Kind: fakemodel.StreamError, After: 2, ToolUses: []fakemodel.ToolUse{{Name: "Read"}, {Name: "Bash"}}}
 	res, _ := run(t, fixture{script: []fakemodel.Step{step}})
-	expect(t, res, outcome{Terminal: loop.ModelError, Turn: 1, Requests: 1})
+	expect(t, res, outcome{Terminal: loop.Completed, Turn: 1, Requests: 1})
 	synth := 0
 	for _, r := range events[loop.ToolResultEvent](res.Trace) {
 		if r.Synthetic {
 			synth++
 		}
 	}
-	if synth != 2 {
-		t.Errorf("%d synthetic results, want 2", synth)
-	}
+	assert.Equal(t, 2, synth, "synthetic results")
+	// the same failure thrown rather than answered by the API
+	thrown := fakemodel.Step{Kind: fakemodel.Thrown}
+	res, _ = run(t, fixture{script: []fakemodel.Step{thrown}})
+	expect(t, res, outcome{Terminal: loop.ModelError, Turn: 1, Requests: 1})
 }
 
 func TestSeedImageError(t *testing.T) {
@@ -280,9 +336,11 @@ func TestSeedFallbackWithToolUsesInFlight(t *testing.T) {
 	if model.Requests[1].Model != "haiku" || res.State.ToolUseContext.Model != "haiku" {
 		t.Errorf("retry went to %s", model.Requests[1].Model)
 	}
-	// without a fallback model the error is an ordinary model error
+	// without a fallback model the error is an ordinary API error: the
+	// seed completes after the stop-failure hooks
 	none, _ := run(t, fixture{script: []fakemodel.Step{three}})
-	expect(t, none, outcome{Terminal: loop.ModelError, Turn: 1, Requests: 1})
+	expect(t, none, outcome{Terminal: loop.Completed, Turn: 1, Requests: 1})
+	assert.Len(t, events[loop.StopFailureHook](none.Trace), 1)
 }
 
 func TestSeedPanickingToolBecomesAnErrorResult(t *testing.T) {

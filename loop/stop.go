@@ -15,6 +15,12 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 	w := out.withheld
 	overflow := w != nil && (w.Kind == WithheldPromptTooLong || w.Kind == WithheldMedia)
 
+	// an API error skips the recoveries (nothing is withheld) and ends
+	// at step 5
+	if out.apiError != nil {
+		return s, r.stopFailure(ctx, s, out.apiError, out.errorText)
+	}
+
 	// the released agent's retries of malformed and empty replies
 	if out.malformed {
 		if s.MalformedToolUseRetries >= p.MalformedToolUseRetries {
@@ -85,9 +91,14 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 			n := r.advance(s, MaxOutputTokensRecovery, append(mfq, out.reply, r.metaText(RecoveryNudge)))
 			return n, nil
 		}
-		// exhausted: the withheld error is emitted and ends the loop (5.)
+		// exhausted: the withheld error is emitted and ends the loop
+		// through step 5 (the seed) or at once (api_error)
 		msg := r.apiErrorMessage(w.Message)
-		return s, r.finish(s, join(mfq, []Message{out.reply, msg}), p.TruncationExhaustedTerminal, w.Message)
+		history := join(mfq, []Message{out.reply, msg})
+		if p.TruncationExhaustedTerminal == Completed {
+			return s, r.stopFailure(ctx, s, history, w.Message)
+		}
+		return s, r.finish(s, history, p.TruncationExhaustedTerminal, w.Message)
 	}
 
 	history := append(mfq, out.reply)
@@ -163,4 +174,25 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 
 	// 8. completed
 	return s, r.finish(s, history, Completed, strings.TrimSpace(history[len(history)-1].Text()))
+}
+
+// stopFailure is step 5 of SPEC §2.5: the last message of history is an
+// API error. The stop-failure hooks are told the error (they cannot block
+// or continue the loop; their failure is recorded), the ordinary stop
+// hooks do not run, and the run completes.
+func (r *run) stopFailure(ctx context.Context, s State, history []Message, text string) *Result {
+	ev := StopFailureHook{Error: text}
+	if h := r.cfg.StopFailureHooks; h != nil {
+		ev.Ran = true
+		in := StopFailureInput{Messages: history, Error: text, Turn: s.TurnCount}
+		var err error
+		if gerr := guard("stop-failure hooks", func() { err = h.RunStopFailureHooks(ctx, in) }); gerr != nil {
+			err = gerr
+		}
+		if err != nil {
+			ev.Failure = err.Error()
+		}
+	}
+	r.emit(ev)
+	return r.finish(s, history, Completed, text)
 }

@@ -25,6 +25,7 @@ var everyEvent = Trace{
 	ToolBatch{ToolUses: []string{"t1"}},
 	ToolResultEvent{ToolUseID: "t1", Name: "read", Synthetic: true, IsError: true, Tokens: 4},
 	StopHook{Outcome: HookBlock, Messages: []string{"fix"}, BlocksInRow: 1},
+	StopFailureHook{Error: "500 server_error: internal server error", Ran: true, Failure: "hook exited 1"},
 	TransitionEvent{Transition: NextTurn, Changes: []FieldChange{{Field: "turn_count", From: "1", To: "2"}}},
 	TransitionEvent{Transition: MaxOutputTokensEscalate, Dropped: "m9"},
 	TerminalEvent{Terminal: Completed, Turn: 2, Iterations: 2},
@@ -60,7 +61,7 @@ func TestTraceRoundTrip(t *testing.T) {
 	}
 	for _, k := range []EventKind{KindIterationStart, KindStage, KindCompaction, KindRequest, KindResponse, KindRequestFailed,
 		KindRetry, KindFallback, KindWithheld, KindErrorEmitted, KindNotice, KindToolSummary, KindToolBatch, KindToolResult,
-		KindStopHook, KindTransition, KindTerminal} {
+		KindStopHook, KindStopFailure, KindTransition, KindTerminal} {
 		if !seen[k] {
 			t.Errorf("kind %s is not covered by the round-trip test", k)
 		}

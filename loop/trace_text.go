@@ -102,6 +102,15 @@ func Describe(e Event) string {
 			s += ": " + x.Error
 		}
 		return s
+	case StopFailureHook:
+		s := fmt.Sprintf("%-12s told: %s", "stop_failure", x.Error)
+		if !x.Ran {
+			s += " (no stop-failure hooks)"
+		}
+		if x.Failure != "" {
+			s += ", failed: " + x.Failure
+		}
+		return s
 	case TransitionEvent:
 		parts := make([]string, 0, len(x.Changes))
 		for _, c := range x.Changes {

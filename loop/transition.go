@@ -63,7 +63,7 @@ const (
 	MaxTurns          Terminal = "max_turns"
 
 	// APIError: an API failure with every retry used up (claude-code ends
-	// here where the seed says model_error).
+	// here where the seed runs the stop-failure hooks and says completed).
 	APIError Terminal = "api_error"
 	// RapidRefillBreaker: auto-compact thrash guard tripped.
 	RapidRefillBreaker Terminal = "rapid_refill_breaker"

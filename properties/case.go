@@ -30,6 +30,10 @@ type Case struct {
 	// StopHooks are the stop hooks' verdicts (the last repeats); nil
 	// means no stop hooks are configured.
 	StopHooks []fakemodel.StopOutcome `json:"stop_hooks,omitempty"`
+	// StopFailureHooks are the stop-failure hooks' outcomes (the last
+	// repeats), told when the run ends on an API error. They are
+	// configured whenever StopHooks are; nil outcomes always succeed.
+	StopFailureHooks []fakemodel.StopFailureOutcome `json:"stop_failure_hooks,omitempty"`
 	// Compactions are the scripted compactor's outcomes (the last
 	// repeats). Nil leaves compaction to the loop's default compactor,
 	// which asks the model: its requests then consume script steps.
@@ -130,6 +134,7 @@ func (c Case) execute() (Run, bool, error) {
 	}
 	if c.StopHooks != nil {
 		cfg.StopHooks = &fakemodel.StopHooks{Outcomes: c.StopHooks}
+		cfg.StopFailureHooks = &fakemodel.StopFailureHooks{Outcomes: c.StopFailureHooks}
 	}
 	if c.Compactions != nil {
 		cfg.Compactor = &fakemodel.Compactor{Outcomes: c.Compactions}

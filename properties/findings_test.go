@@ -162,6 +162,10 @@ func requestKinds(script []fakemodel.Step, n int) []fakemodel.Kind {
 			if k == "" {
 				k = fakemodel.Reply
 			}
+			if k == fakemodel.Reply && s.Stop == loop.StopMaxTokens {
+				// a reply cut at the output cap is a truncation
+				k = fakemodel.Truncated
+			}
 			out = append(out, k)
 		}
 	}

@@ -60,7 +60,24 @@ func drawCase(t *rapid.T, p loop.Policy, sw Swarm) Case {
 		c.TokenBudget = rapid.SampledFrom([]int{5_000, 20_000, 100_000}).Draw(t, "token budget")
 	}
 	c.Seed = rapid.Uint64().Draw(t, "seed")
+	if sw.HookFaults {
+		c.StopFailureHooks = rapid.SliceOfN(stopFailureOutcomeGen(), 0, 2).Draw(t, "stop-failure hooks")
+	}
 	return c
+}
+
+// stopFailureOutcomeGen draws a stop-failure hook run: it succeeds,
+// fails or panics. Neither changes how the run ends.
+func stopFailureOutcomeGen() *rapid.Generator[fakemodel.StopFailureOutcome] {
+	return rapid.Custom(func(t *rapid.T) fakemodel.StopFailureOutcome {
+		switch rapid.SampledFrom([]string{"ok", "err", "panic"}).Draw(t, "stop-failure outcome") {
+		case "err":
+			return fakemodel.StopFailureOutcome{Err: "failure hook exited 1"}
+		case "panic":
+			return fakemodel.StopFailureOutcome{Panic: "failure hook crashed"}
+		}
+		return fakemodel.StopFailureOutcome{}
+	})
 }
 
 // toolBehaviourGen draws how the tools behave: results of some size, and

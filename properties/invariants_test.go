@@ -209,7 +209,16 @@ func TestNoHooksAfterErrors(t *testing.T) {
 	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, failed, loop.Retry{}, main, loop.ResponseEvent{}, hook))
 	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, failed, hook), 3)
 	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, loop.Withheld{Kind: loop.WithheldMedia}, hook), 3)
-	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, loop.ResponseEvent{}, loop.ErrorEmitted{}, hook), 4)
+	stopFailure := loop.StopFailureHook{Error: "500 server_error", Ran: true}
+	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, loop.ResponseEvent{}, loop.ErrorEmitted{}, hook, stopFailure), 4)
+	// SPEC §2.5.5: completed after an API error only through the
+	// stop-failure hooks, and they run only after an emitted error
+	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, failed, loop.ErrorEmitted{}, stopFailure))
+	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, failed, loop.ErrorEmitted{}), 4)
+	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, loop.ResponseEvent{}, stopFailure), 3)
+	// ending api_error after the error needs no stop-failure hooks
+	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, failed, loop.ErrorEmitted{},
+		loop.TerminalEvent{Terminal: loop.APIError, Turn: 1}))
 	// a truncation is withheld too, but the hooks may run after it
 	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, loop.Withheld{Kind: loop.WithheldMaxOutput}, hook))
 	// a failure in an earlier iteration does not count

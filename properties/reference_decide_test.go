@@ -82,7 +82,7 @@ func TestDecideFollowsTheDocuments(t *testing.T) {
 		{"SPEC §2.5.7: budget continues until diminishing", seed, RefEnv{TokenBudget: 100_000}, repeatHappened(Happened{Reply: ReplyText, Output: 100}, 6),
 			// after 3 continuations two deltas under 500 are diminishing
 			[]string{"token_budget_continuation", "token_budget_continuation", "token_budget_continuation", "terminal completed"}},
-		{"SPEC §2.3: api errors end the seed with model_error", seed, env, []Happened{{Reply: ReplyAPIError}}, []string{"terminal model_error"}},
+		{"SPEC §2.3, §2.5.5: api errors end the seed with completed (after the stop-failure hooks)", seed, env, []Happened{{Reply: ReplyAPIError}}, []string{"terminal completed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

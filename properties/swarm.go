@@ -124,7 +124,7 @@ func PolicyGen(base loop.Policy) *rapid.Generator[loop.Policy] {
 		flip(&p.EscalateOncePerStretch, "escalate_once_per_stretch")
 		num(&p.MaxOutputRecoveries, "max_output_recoveries", 0, 4)
 		p.TruncationExhaustedTerminal = rapid.SampledFrom([]loop.Terminal{loop.Completed, loop.APIError}).Draw(t, "truncation_exhausted_terminal")
-		p.APIErrorTerminal = rapid.SampledFrom([]loop.Terminal{loop.ModelError, loop.APIError}).Draw(t, "api_error_terminal")
+		p.APIErrorTerminal = rapid.SampledFrom([]loop.Terminal{loop.Completed, loop.APIError}).Draw(t, "api_error_terminal")
 		flip(&p.TokenBudget, "token_budget")
 		num(&p.BudgetDiminishingAfter, "budget_diminishing_after", 0, 4)
 		flip(&p.Fallback, "fallback")

@@ -17,14 +17,14 @@ var unreachable = map[string]map[string]string{
 	"seed": {
 		string(loop.MalformedToolUseRetry):     "malformed_tool_use_retries is 0: a malformed tool use is a reply without tools",
 		string(loop.EmptyReplyRetry):           "empty_reply_retries is 0: an empty reply is accepted",
-		string(loop.APIError):                  "api_error_terminal is model_error and truncation_exhausted_terminal is completed",
+		string(loop.APIError):                  "api_error_terminal and truncation_exhausted_terminal are completed (after the stop-failure hooks)",
 		string(loop.MalformedToolUseExhausted): "malformed_tool_use_retries is 0",
 	},
 	"claude-code": {
 		string(loop.CollapseDrainRetry):      "context_collapse is off",
 		string(loop.MaxOutputTokensEscalate): "escalation is off",
 		string(loop.TokenBudgetContinuation): "token_budget is off",
-		string(loop.ModelError):              "api_error_terminal is api_error; model_error is left to failures that are not API errors (a broken model seam)",
+		string(loop.ModelError):              "kept for thrown failures (not API answers); the released agent never showed one",
 	},
 }
 

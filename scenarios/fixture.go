@@ -36,6 +36,9 @@ func (s *Scenario) fixture(cancel context.CancelFunc) fixture {
 	// and an interface holding a nil pointer differ.
 	if s.StopHooks != nil {
 		cfg.StopHooks = &fakemodel.StopHooks{Outcomes: s.StopHooks}
+		// with hooks configured, the stop-failure hooks are too (they
+		// succeed), so a run ending on an API error shows them run
+		cfg.StopFailureHooks = &fakemodel.StopFailureHooks{}
 	}
 	if s.Compactor != nil {
 		cfg.Compactor = &fakemodel.Compactor{Outcomes: s.Compactor}

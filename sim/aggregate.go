@@ -19,6 +19,9 @@ type Aggregate struct {
 	Halted int
 	// Terminals counts the episodes by terminal.
 	Terminals map[loop.Terminal]int
+	// CompletedAfterAPIError counts the episodes that ended completed
+	// after an API error (counted in Terminals too): failures.
+	CompletedAfterAPIError int
 	// Sum and Max are each metric's total and largest value.
 	Sum, Max [numMetrics]int64
 	// Hist is each metric's distribution over episodes.
@@ -107,6 +110,9 @@ func (a *Aggregate) Add(ep *Episode) {
 		a.Halted++
 	} else {
 		a.Terminals[ep.Terminal]++
+		if ep.AfterAPIError {
+			a.CompletedAfterAPIError++
+		}
 	}
 	for m, v := range ep.Values {
 		a.Sum[m] += v
@@ -141,6 +147,7 @@ func (a *Aggregate) addExample(ep Episode) {
 func (a *Aggregate) Merge(o *Aggregate) {
 	a.Episodes += o.Episodes
 	a.Halted += o.Halted
+	a.CompletedAfterAPIError += o.CompletedAfterAPIError
 	for t, n := range o.Terminals {
 		a.Terminals[t] += n
 	}
@@ -176,7 +183,7 @@ func (a *Aggregate) Quantile(m Metric, q float64) int64 { return a.Hist[m].Quant
 
 // Failures counts the episodes that failed (see [Episode.Failed]).
 func (a *Aggregate) Failures() int {
-	n := a.Halted
+	n := a.Halted + a.CompletedAfterAPIError
 	for _, t := range FailureTerminals {
 		n += a.Terminals[t]
 	}

@@ -17,6 +17,10 @@ type Episode struct {
 	Terminal loop.Terminal `json:"terminal,omitempty"`
 	// Halted is set when it reached the iteration limit without ending.
 	Halted bool `json:"halted,omitempty"`
+	// AfterAPIError is set when it ended completed after an API error
+	// (the seed's path: the error is shown, the stop-failure hooks run and
+	// the loop returns completed); it counts as a failure.
+	AfterAPIError bool `json:"after_api_error,omitempty"`
 	// Values are the metrics, indexed by [Metric].
 	Values [numMetrics]int64 `json:"-"`
 	// Violations are the invariants it broke, when checked.
@@ -26,9 +30,10 @@ type Episode struct {
 // Value is the episode's value of metric m.
 func (e *Episode) Value(m Metric) int64 { return e.Values[m] }
 
-// Failed reports whether the episode ended in failure: it halted, or its
-// terminal is one of [FailureTerminals].
-func (e *Episode) Failed() bool { return e.Halted || IsFailure(e.Terminal) }
+// Failed reports whether the episode ended in failure: it halted, its
+// terminal is one of [FailureTerminals], or it completed after an API
+// error.
+func (e *Episode) Failed() bool { return e.Halted || IsFailure(e.Terminal) || e.AfterAPIError }
 
 // FailureTerminals are the terminals that count as a failure of the
 // session: the loop gave up on an error or a limit. The others
@@ -111,6 +116,9 @@ func Replay(s Setting, seed uint64) (*loop.Result, []loop.Message, error) {
 type meter struct {
 	v                                 [numMetrics]int64
 	input, cacheWrite, cacheRead, out int64
+	// stopFailure is set once the stop-failure hooks ran: the run ends on
+	// an API error.
+	stopFailure bool
 }
 
 func (m *meter) observe(e loop.Event) {
@@ -120,6 +128,8 @@ func (m *meter) observe(e loop.Event) {
 		m.cacheWrite += int64(x.Usage.CacheCreationInputTokens)
 		m.cacheRead += int64(x.Usage.CacheReadInputTokens)
 		m.out += int64(x.Usage.OutputTokens)
+	case loop.StopFailureHook:
+		m.stopFailure = true
 	case loop.Retry:
 		m.v[Retries]++
 	case loop.Fallback:
@@ -156,6 +166,7 @@ func (m *meter) observe(e loop.Event) {
 
 // finish fills ep's metrics from the meter and the run's totals.
 func (m *meter) finish(ep *Episode, res *loop.Result, prices Prices) {
+	ep.AfterAPIError = m.stopFailure && res.Terminal == loop.Completed
 	v := &ep.Values
 	*v = m.v
 	st := res.Stats

@@ -57,14 +57,16 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		md.line("")
 	}
 	md.line("A failure is an episode that halted or ended in " + joinTerminals(FailureTerminals) +
-		"; the other terminals end where the user, a hook or the turn cap said.")
+		", or that ended completed after an API error (the seed's path: the error is shown, the stop-failure hooks run, the loop returns completed);" +
+		" the other terminals end where the user, a hook or the turn cap said. The completed column leaves out completions after an API error.")
 	md.line("")
 
 	md.line("## Outcomes")
 	md.line("")
 	md.table([]string{"setting", "completed", "failed", "halted", "most frequent failures"}, len(r.Settings), func(i int) []string {
 		a := r.Settings[i].Aggregate
-		return []string{labels[i], percent(a.Rate(loop.Completed)), percent(a.FailureRate()), thousands(int64(a.Halted)), topFailures(a, 3)}
+		return []string{labels[i], percent(a.rate(a.Terminals[loop.Completed] - a.CompletedAfterAPIError)), percent(a.FailureRate()),
+			thousands(int64(a.Halted)), topFailures(a, 3)}
 	})
 
 	md.line("## Tokens and cost per episode")
@@ -255,6 +257,9 @@ func topFailures(a *Aggregate, n int) string {
 		if c := a.Terminals[t]; c > 0 {
 			all = append(all, tc{string(t), c})
 		}
+	}
+	if a.CompletedAfterAPIError > 0 {
+		all = append(all, tc{"completed after an API error", a.CompletedAfterAPIError})
 	}
 	if a.Halted > 0 {
 		all = append(all, tc{"halted", a.Halted})

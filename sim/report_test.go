@@ -58,16 +58,28 @@ func firstDiff(want, got string) string {
 	return ""
 }
 
-// flagModelErrors is a checker that calls every model_error a safety
-// violation and every halt a liveness one.
+// flagModelErrors is a checker that calls every end on an API error (the
+// seed's completed after the stop-failure hooks) a safety violation and
+// every halt a liveness one.
 func flagModelErrors(s *Setting, initial []loop.Message, res *loop.Result) []Violation {
 	switch {
 	case res.Halted:
 		return []Violation{{Invariant: LivenessInvariant, Event: -1, Detail: "halted"}}
-	case res.Terminal == loop.ModelError:
-		return []Violation{{Invariant: "no_model_errors", Event: len(res.Trace) - 1, Detail: "ended model_error"}}
+	case endedOnAPIError(res):
+		return []Violation{{Invariant: "no_api_errors", Event: len(res.Trace) - 1, Detail: "completed after an API error"}}
 	}
 	return nil
+}
+
+// endedOnAPIError reports whether the run completed through the
+// stop-failure hooks.
+func endedOnAPIError(res *loop.Result) bool {
+	for _, e := range res.Trace {
+		if _, ok := e.(loop.StopFailureHook); ok {
+			return res.Terminal == loop.Completed
+		}
+	}
+	return false
 }
 
 // smallReport is a small simulation with a violating checker, so that

@@ -100,8 +100,8 @@ func TestViolationsNameTheSeedThatReplaysThem(t *testing.T) {
 		if len(res.Trace) == 0 || len(initial) == 0 {
 			t.Error("checker got no trace or no starting history")
 		}
-		if res.Terminal == loop.ModelError {
-			return []Violation{{Invariant: "no model errors", Event: len(res.Trace) - 1, Detail: "ended model_error"}}
+		if endedOnAPIError(res) {
+			return []Violation{{Invariant: "no api errors", Event: len(res.Trace) - 1, Detail: "completed after an API error"}}
 		}
 		return nil
 	}
@@ -116,8 +116,8 @@ func TestViolationsNameTheSeedThatReplaysThem(t *testing.T) {
 	if checked != 200 || !res.Checked {
 		t.Errorf("%d episodes checked of 200", checked)
 	}
-	if a.Violations["no model errors"] != a.Terminals[loop.ModelError] || a.ViolatingEpisodes == 0 {
-		t.Fatalf("violations %v, model errors %d", a.Violations, a.Terminals[loop.ModelError])
+	if a.Violations["no api errors"] != a.CompletedAfterAPIError || a.ViolatingEpisodes == 0 {
+		t.Fatalf("violations %v, completed after an API error %d", a.Violations, a.CompletedAfterAPIError)
 	}
 	if len(a.Examples) != min(a.ViolatingEpisodes, maxExamples) {
 		t.Errorf("%d examples of %d", len(a.Examples), a.ViolatingEpisodes)

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // model is a small conforming loop.Model whose behaviour can be broken
@@ -322,6 +324,49 @@ func TestCheckToolUseSummarizer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wantViolation(t, CheckToolUseSummarizer(func() loop.ToolUseSummarizer { return tc.s }), tc.want)
+		})
+	}
+}
+
+// stopFailureFunc adapts a function to loop.StopFailureHooks.
+type stopFailureFunc func(context.Context, loop.StopFailureInput) error
+
+func (f stopFailureFunc) RunStopFailureHooks(ctx context.Context, in loop.StopFailureInput) error {
+	return f(ctx, in)
+}
+
+func TestCheckStopFailureHooks(t *testing.T) {
+	told := 0
+	err := CheckStopFailureHooks(func() loop.StopFailureHooks {
+		return stopFailureFunc(func(_ context.Context, in loop.StopFailureInput) error {
+			told++
+			if in.Turn%2 == 0 {
+				return errors.New("failure hook exited 1")
+			}
+			return nil
+		})
+	})
+	require.NoError(t, err, "conforming hooks")
+	assert.Equal(t, 1+stopFailureCalls, told, "calls")
+
+	release := make(chan struct{})
+	defer close(release)
+	for _, tc := range []struct {
+		name  string
+		hooks stopFailureFunc
+		want  string
+	}{
+		{"modifies its input", func(_ context.Context, in loop.StopFailureInput) error {
+			in.Messages[0].Tokens++
+			return nil
+		}, "modified its input"},
+		{"hangs", func(context.Context, loop.StopFailureInput) error {
+			<-release
+			return nil
+		}, "did not return within"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantViolation(t, CheckStopFailureHooks(func() loop.StopFailureHooks { return tc.hooks }), tc.want)
 		})
 	}
 }
