@@ -89,6 +89,7 @@ func ClaudeCode() Policy {
 	p.NonStreamingFallback = true
 	p.MalformedToolUseRetries = 2
 	p.EmptyReplyRetries = 1
+	p.ReactiveOnlyModels = reactiveOnlyCatalog()
 	return p
 }
 

@@ -65,7 +65,8 @@ func (s Setting) Profile() string { return s.Policy.Name }
 // With returns a copy of s with one field set from its text form and the
 // override recorded in Params and the name. The field is a policy field
 // by its JSON name ("auto_compact_buffer"), a workload parameter by
-// "workload." and its path ("workload.faults.overloaded"), or
+// "workload." and its path ("workload.faults.overloaded"), "model" (a
+// model of [loop.Catalog] by name: its window and output maximum), or
 // "model.context_window", "model.max_output_tokens",
 // "fallback_model.context_window" (a fallback model the size of the
 // primary is configured by "fallback=true") or "iteration_limit".
@@ -75,6 +76,11 @@ func (s Setting) With(field, value string) (Setting, error) {
 	switch {
 	case strings.HasPrefix(field, "workload."):
 		s.Workload, err = s.Workload.With(strings.TrimPrefix(field, "workload."), value)
+	case field == "model":
+		var k loop.KnownModel
+		if k, err = loop.LookupModel(value); err == nil {
+			s.Model = k.ModelInfo
+		}
 	case strings.HasPrefix(field, "model."):
 		s.Model, err = withModel(s.Model, strings.TrimPrefix(field, "model."), value)
 	case field == "fallback":
