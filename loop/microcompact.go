@@ -85,3 +85,50 @@ func (KeepRecentMicrocompactor) Microcompact(in MicrocompactInput) MicrocompactR
 	}
 	return res
 }
+
+// uncleared remembers, for the history the loop microcompacted last, the
+// index before which it holds no tool result left to clear, so that the
+// next pass over the same history, grown by appends, starts there: a
+// pass costs what was appended, not the history's length. Like
+// [sizeCache] it recognises the same history by its first element and
+// the ID of its last one.
+type uncleared struct {
+	first  *Message
+	n      int
+	lastID string
+	index  int
+}
+
+// from is where a pass over msgs may start: the remembered index when
+// msgs extends the history remembered, else 0.
+func (u *uncleared) from(msgs []Message) int {
+	if u.n > 0 && len(msgs) >= u.n && &msgs[0] == u.first && msgs[u.n-1].ID == u.lastID {
+		return u.index
+	}
+	return 0
+}
+
+// remember records msgs after a pass that started at from: the index of
+// its oldest tool result not yet cleared, or its length.
+func (u *uncleared) remember(msgs []Message, from int) {
+	if len(msgs) == 0 {
+		*u = uncleared{}
+		return
+	}
+	i := from
+	for ; i < len(msgs); i++ {
+		if hasUnclearedResult(msgs[i]) {
+			break
+		}
+	}
+	*u = uncleared{first: &msgs[0], n: len(msgs), lastID: msgs[len(msgs)-1].ID, index: i}
+}
+
+func hasUnclearedResult(m Message) bool {
+	for _, b := range m.Blocks {
+		if b.Type == BlockToolResult && b.Text != ClearedToolResult {
+			return true
+		}
+	}
+	return false
+}

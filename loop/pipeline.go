@@ -49,11 +49,18 @@ func (r *run) prepareMessages(ctx context.Context, s *State, limits Limits) ([]M
 	if p.Microcompact {
 		before := r.size(mfq)
 		var res MicrocompactResult
+		// the default microcompactor, which clears in place, sees only
+		// the messages from the oldest result it may still clear
+		_, isDefault := r.micro.(KeepRecentMicrocompactor)
+		from := 0
+		if isDefault {
+			from = r.microFrom.from(mfq)
+		}
 		err := guard("microcompactor", func() {
 			// the loop owns its history (seams get views valid only during
 			// their call), and after the first pass only the newest
 			// results can need clearing
-			res = r.micro.Microcompact(MicrocompactInput{Messages: mfq, KeepRecent: p.MicrocompactKeepRecent,
+			res = r.micro.Microcompact(MicrocompactInput{Messages: mfq[from:], KeepRecent: p.MicrocompactKeepRecent,
 				Owned: true, Incremental: r.microcompacted})
 			r.microcompacted = true
 		})
@@ -61,8 +68,16 @@ func (r *run) prepareMessages(ctx context.Context, s *State, limits Limits) ([]M
 		case err != nil:
 			r.emit(Stage{Stage: StageMicrocompact, TokensBefore: before, TokensAfter: before, Error: err.Error()})
 		case res.Cleared > 0:
-			mfq = r.resize(res.Messages)
+			if from > 0 {
+				// cleared in place: mfq holds the changes
+				mfq = r.resize(mfq)
+			} else {
+				mfq = r.resize(res.Messages)
+			}
 			r.emit(Stage{Stage: StageMicrocompact, TokensBefore: before, TokensAfter: r.size(mfq), Changed: res.Cleared})
+		}
+		if isDefault && err == nil {
+			r.microFrom.remember(mfq, from)
 		}
 	}
 
@@ -199,8 +214,8 @@ func (r *run) compact(ctx context.Context, s *State, trigger CompactTrigger, mfq
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("%s compaction: %w", trigger, err)
 	}
-	if res.SummaryTokens < 0 {
-		return nil, nil, 0, fmt.Errorf("%s compaction: summary tokens %d is negative", trigger, res.SummaryTokens)
+	if serr := checkSize("summary tokens", res.SummaryTokens); serr != nil {
+		return nil, nil, 0, fmt.Errorf("%s compaction: %w", trigger, serr)
 	}
 	cut := len(mfq) - min(max(res.Keep, 0), len(mfq))
 	// keep whole exchanges so no tool_use is parted from its result

@@ -31,6 +31,8 @@ type run struct {
 	budgeted, boundaryScanned bool
 	// microcompacted is set once microcompact has seen the whole history.
 	microcompacted bool
+	// microFrom is where the next microcompact pass may start.
+	microFrom uncleared
 	// stuck is set when a seam ignored cancellation and was abandoned.
 	stuck *StuckError
 	// observerFailed is set once the Observer panicked; it is not called

@@ -157,8 +157,8 @@ func (r *run) runTool(ctx context.Context, tr toolRun) toolOutcome {
 	if err != nil && ctx.Err() != nil {
 		return toolOutcome{}
 	}
-	if o.Tokens < 0 {
-		return toolOutcome{ran: true, err: fmt.Errorf("tool %q reported %d tokens", c.Name, o.Tokens)}
+	if serr := checkSize("tokens", o.Tokens); serr != nil {
+		return toolOutcome{ran: true, err: fmt.Errorf("tool %q reported %w", c.Name, serr)}
 	}
 	return toolOutcome{ToolOutcome: o, ran: true, err: err}
 }
