@@ -33,14 +33,30 @@ type CompactOutcome struct {
 	Times int `json:"times,omitempty"`
 }
 
+// Validate reports whether the outcome's figures are in range: sizes up
+// to [loop.MaxTokenCount], Keep and Times up to [MaxRepeat].
+func (o CompactOutcome) Validate() error {
+	switch {
+	case o.SummaryTokens < 0 || o.SummaryTokens > loop.MaxTokenCount:
+		return fmt.Errorf("summary_tokens %d is outside 0..%d (loop.MaxTokenCount)", o.SummaryTokens, loop.MaxTokenCount)
+	case o.Keep < 0 || o.Keep > MaxRepeat:
+		return fmt.Errorf("keep %d is outside 0..%d (MaxRepeat)", o.Keep, MaxRepeat)
+	}
+	return checkTimes(o.Times)
+}
+
 // Compactor is a scripted [loop.Compactor]: each call takes the next of
 // Outcomes, the last one repeating; with no Outcomes every call succeeds.
 // It never calls the model.
 type Compactor struct {
 	// Outcomes are the compactions, in order.
 	Outcomes []CompactOutcome
-	// Requests records every request, with its own copy of Messages.
-	Requests []loop.CompactRequest
+	// KeepMessages makes Requests keep a full copy of every request's
+	// Messages; off, only each request's History is kept.
+	KeepMessages bool
+	// Requests records every request (with its own copy of Messages only
+	// with KeepMessages).
+	Requests []RecordedCompaction
 
 	mu  sync.Mutex
 	cur cursor
@@ -51,8 +67,8 @@ var _ loop.Compactor = (*Compactor)(nil)
 // Compact implements [loop.Compactor].
 func (c *Compactor) Compact(ctx context.Context, req loop.CompactRequest) (loop.CompactResult, error) {
 	c.mu.Lock()
-	rec := req
-	rec.Messages = copyMessages(req.Messages)
+	rec := RecordedCompaction{CompactRequest: req, History: see(req.Messages)}
+	rec.Messages = keep(c.KeepMessages, req.Messages)
 	c.Requests = append(c.Requests, rec)
 	var o CompactOutcome
 	if len(c.Outcomes) > 0 {

@@ -3,6 +3,7 @@ package fakemodel
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/loopsim/loopsim/loop"
@@ -26,13 +27,41 @@ type StopOutcome struct {
 	Times int `json:"times,omitempty"`
 }
 
+// Validate reports whether the outcome makes sense: it blocks or
+// prevents, not both; a reason explains a prevention only; Times is
+// between 0 and [MaxRepeat].
+func (o StopOutcome) Validate() error {
+	switch {
+	case o.Block != "" && o.Prevent:
+		return errors.New("a stop hook outcome either blocks or prevents continuation, not both")
+	case o.Reason != "" && !o.Prevent:
+		return errors.New("reason explains a prevention: it needs prevent: true")
+	}
+	return checkTimes(o.Times)
+}
+
+// checkTimes bounds an outcome's Times.
+func checkTimes(n int) error {
+	switch {
+	case n < 0:
+		return fmt.Errorf("times %d is negative", n)
+	case n > MaxRepeat:
+		return fmt.Errorf("times %d is above %d (MaxRepeat)", n, MaxRepeat)
+	}
+	return nil
+}
+
 // StopHooks is a scripted [loop.StopHooks]: each call takes the next of
 // Outcomes, the last one repeating; with no Outcomes every call passes.
 type StopHooks struct {
 	// Outcomes are the verdicts, in order.
 	Outcomes []StopOutcome
-	// Inputs records every call's input, with its own copy of Messages.
-	Inputs []loop.StopHookInput
+	// KeepMessages makes Inputs keep a full copy of every call's
+	// Messages; off, only each call's History is kept.
+	KeepMessages bool
+	// Inputs records every call's input (with its own copy of Messages
+	// only with KeepMessages).
+	Inputs []RecordedStopCall
 
 	mu  sync.Mutex
 	cur cursor
@@ -54,14 +83,20 @@ func (h *StopHooks) Active() []bool {
 // RunStopHooks implements [loop.StopHooks].
 func (h *StopHooks) RunStopHooks(ctx context.Context, in loop.StopHookInput) (loop.StopHookResult, error) {
 	h.mu.Lock()
-	rec := in
-	rec.Messages = copyMessages(in.Messages)
+	rec := RecordedStopCall{StopHookInput: in, History: see(in.Messages)}
+	rec.Messages = keep(h.KeepMessages, in.Messages)
 	h.Inputs = append(h.Inputs, rec)
 	var o StopOutcome
+	i := -1
 	if len(h.Outcomes) > 0 {
-		o = h.Outcomes[h.cur.next(len(h.Outcomes), func(i int) int { return h.Outcomes[i].Times })]
+		i = h.cur.next(len(h.Outcomes), func(i int) int { return h.Outcomes[i].Times })
+		o = h.Outcomes[i]
 	}
 	h.mu.Unlock()
+
+	if err := o.Validate(); err != nil {
+		return loop.StopHookResult{}, fmt.Errorf("fakemodel: stop outcome %d: %w", i, err)
+	}
 
 	if err := ctx.Err(); err != nil {
 		return loop.StopHookResult{}, err

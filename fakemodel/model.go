@@ -25,10 +25,16 @@ type Model struct {
 	// loop runs with.
 	Cancel context.CancelFunc
 
+	// KeepMessages makes Requests keep a full copy of every request's
+	// Messages. Off, a request's Messages are not kept (nil) and only
+	// its History is, so recording costs the same at any history length.
+	KeepMessages bool
+
 	// Requests records every request received, in order, each with its
-	// own copy of the Messages and Tools slices. A request that arrives
-	// with its context already cancelled is recorded but consumes no step.
-	Requests []loop.Request
+	// own copy of the Tools slice (and of Messages with KeepMessages). A
+	// request that arrives with its context already cancelled is
+	// recorded but consumes no step.
+	Requests []RecordedRequest
 
 	mu   sync.Mutex
 	pos  int // index of the step answering the next request
@@ -83,8 +89,8 @@ func (m *Model) Done() bool {
 // Stream implements [loop.Model].
 func (m *Model) Stream(ctx context.Context, req loop.Request, yield func(loop.Block)) (loop.Response, error) {
 	m.mu.Lock()
-	rec := req
-	rec.Messages = append([]loop.Message(nil), req.Messages...)
+	rec := RecordedRequest{Request: req, History: see(req.Messages)}
+	rec.Messages = keep(m.KeepMessages, req.Messages)
 	rec.Tools = append([]string(nil), req.Tools...)
 	m.Requests = append(m.Requests, rec)
 	number := len(m.Requests)
@@ -132,6 +138,12 @@ func (m *Model) Stream(ctx context.Context, req loop.Request, yield func(loop.Bl
 			return loop.Response{}, err
 		}
 		yield(b)
+	}
+	for i := range p.made {
+		if err := ctx.Err(); err != nil {
+			return loop.Response{}, err
+		}
+		yield(chunk(len(p.blocks) + i))
 	}
 	if err := ctx.Err(); err != nil {
 		return loop.Response{}, err

@@ -103,7 +103,7 @@ func TestInvalidStep(t *testing.T) {
 }
 
 func TestRecordsRequests(t *testing.T) {
-	m := &Model{Script: []Step{{Text: "a", Repeat: 2}}}
+	m := &Model{Script: []Step{{Text: "a", Repeat: 2}}, KeepMessages: true}
 	r := req(5)
 	stream(t, m, r)
 	r.Messages[0] = loop.UserText("changed") // the loop would not, but the record is a copy

@@ -3,6 +3,7 @@ package fakemodel
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/loopsim/loopsim/loop"
 )
@@ -11,9 +12,19 @@ import (
 // then return resp or err, or abort.
 type playback struct {
 	blocks []loop.Block
-	resp   loop.Response
-	err    error
-	abort  bool
+	// made is how many made-up "chunk i" text blocks follow blocks; they
+	// are built one at a time as they are yielded, so a large After
+	// costs nothing until it streams, and stops with the context.
+	made  int
+	resp  loop.Response
+	err   error
+	abort bool
+}
+
+// chunk is made-up block i (from 0) of a stream that runs past the
+// step's content.
+func chunk(i int) loop.Block {
+	return loop.Block{Type: loop.BlockText, Text: "chunk " + strconv.Itoa(i+1)}
 }
 
 // defaultTruncatedText is the text of a truncated step with no content.
@@ -94,7 +105,7 @@ func play(s Step, req loop.Request, number, window int) (playback, error) {
 		return fault(loop.ErrOverloaded, 529, "overloaded"), nil
 	case FallbackTriggered:
 		p := fault(loop.ErrFallbackTriggered, 529, fmt.Sprintf("model %q is overloaded: switch to the fallback model", req.Model))
-		p.blocks = chunks(s, number)
+		p.blocks, p.made = chunks(s, number)
 		return p, nil
 	case RateLimited:
 		return fault(loop.ErrRateLimited, 429, "rate limit exceeded"), nil
@@ -109,7 +120,7 @@ func play(s Step, req loop.Request, number, window int) (playback, error) {
 		if s.After > 0 {
 			p = fault(loop.ErrConnection, 0, fmt.Sprintf("connection dropped after %d content blocks", s.After))
 		}
-		p.blocks = chunks(s, number)
+		p.blocks, p.made = chunks(s, number)
 		return p, nil
 	case InvalidRequest:
 		return fault(loop.ErrInvalidRequest, 400, "invalid request"), nil
@@ -117,10 +128,12 @@ func play(s Step, req loop.Request, number, window int) (playback, error) {
 		return fault(loop.ErrOther, s.Status, fmt.Sprintf("status %d", s.Status)), nil
 	case StreamError:
 		p := fault(loop.ErrStream, 0, fmt.Sprintf("error event after %d content blocks", s.After))
-		p.blocks = chunks(s, number)
+		p.blocks, p.made = chunks(s, number)
 		return p, nil
 	case Abort:
-		return playback{blocks: chunks(s, number), abort: true}, nil
+		p := playback{abort: true}
+		p.blocks, p.made = chunks(s, number)
+		return p, nil
 	case Thrown:
 		msg := "the client threw before a response"
 		if s.Message != "" {
@@ -154,14 +167,14 @@ func content(s Step, number int) []loop.Block {
 	return out
 }
 
-// chunks is the first After blocks of the step's content, made up as
-// "chunk i" text blocks where the content runs short.
-func chunks(s Step, number int) []loop.Block {
+// chunks is the first After blocks of the step's content, and how many
+// made-up "chunk i" text blocks follow them where the content runs short.
+func chunks(s Step, number int) ([]loop.Block, int) {
 	blocks := content(s, number)
-	for i := len(blocks); i < s.After; i++ {
-		blocks = append(blocks, loop.Block{Type: loop.BlockText, Text: fmt.Sprintf("chunk %d", i+1)})
+	if s.After <= len(blocks) {
+		return blocks[:s.After], 0
 	}
-	return blocks[:s.After]
+	return blocks, s.After - len(blocks)
 }
 
 // estimate is four characters to a token per block, at least one token

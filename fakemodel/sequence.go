@@ -1,7 +1,5 @@
 package fakemodel
 
-import "github.com/loopsim/loopsim/loop"
-
 // cursor walks a list of outcomes: each is used Times times (at least
 // once) before the next, and the last one repeats for ever.
 type cursor struct {
@@ -19,8 +17,4 @@ func (c *cursor) next(n int, times func(i int) int) int {
 		c.used = 0
 	}
 	return i
-}
-
-func copyMessages(msgs []loop.Message) []loop.Message {
-	return append([]loop.Message(nil), msgs...)
 }

@@ -1,6 +1,7 @@
 package fakemodel
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -78,6 +79,16 @@ var Kinds = []Kind{
 // then on.
 const Forever = -1
 
+// Bounds on the counts a step or an outcome may state. Sizes are bounded
+// by [loop.MaxTokenCount] and retry-afters by [loop.MaxRetryAfterMS].
+const (
+	// MaxAfter bounds After: the content blocks one stream yields before
+	// it fails.
+	MaxAfter = 10_000
+	// MaxRepeat bounds a step's Repeat and an outcome's Times.
+	MaxRepeat = 1_000_000
+)
+
 // Step is one scripted answer to one request. Only the fields that apply
 // to the step's Kind may be set; [Step.Validate] says which.
 type Step struct {
@@ -135,8 +146,28 @@ type ToolUse struct {
 	ID string `json:"id,omitempty"`
 	// Name is the tool. Required.
 	Name string `json:"name"`
-	// Input is the raw JSON input; empty means "{}".
+	// Input is the raw JSON input, an object; empty means "{}". Only a
+	// step whose stream fails (abort, stream_error, fallback_triggered)
+	// may carry an input cut short.
 	Input string `json:"input,omitempty"`
+}
+
+// ValidateInput checks the tool_use's input is a JSON object, as the API
+// sends it (empty stands for {}). A truncated step cuts the input on
+// purpose when it plays; the script states it whole.
+func (t ToolUse) ValidateInput() error {
+	if t.Input == "" {
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(t.Input), &obj); err != nil || obj == nil {
+		in := t.Input
+		if len(in) > 40 {
+			in = in[:37] + "..."
+		}
+		return fmt.Errorf("input %q is not a JSON object", in)
+	}
+	return nil
 }
 
 // kind returns the step's kind, defaulting to Reply.
@@ -209,6 +240,9 @@ func (s Step) validate(nested bool) error {
 	if s.Repeat < Forever {
 		return fmt.Errorf("repeat %d: must be %d (forever) or more", s.Repeat, Forever)
 	}
+	if s.Repeat > MaxRepeat {
+		return fmt.Errorf("repeat %d is above %d (MaxRepeat)", s.Repeat, MaxRepeat)
+	}
 	if nested && s.Repeat != 0 {
 		return errors.New("repeat applies to a script step, not to a then/else branch")
 	}
@@ -244,17 +278,32 @@ func (s Step) validate(nested bool) error {
 		}
 	}
 	for _, n := range []struct {
-		name string
-		v    int
-	}{{"output_tokens", s.OutputTokens}, {"input_tokens", s.InputTokens}, {"maximum", s.Maximum},
-		{"retry_after_ms", s.RetryAfterMS}, {"after", s.After}} {
+		name  string
+		v     int
+		most  int
+		bound string
+	}{{"output_tokens", s.OutputTokens, loop.MaxTokenCount, "loop.MaxTokenCount"},
+		{"input_tokens", s.InputTokens, loop.MaxTokenCount, "loop.MaxTokenCount"},
+		{"maximum", s.Maximum, loop.MaxTokenCount, "loop.MaxTokenCount"},
+		{"retry_after_ms", s.RetryAfterMS, loop.MaxRetryAfterMS, "loop.MaxRetryAfterMS"},
+		{"after", s.After, MaxAfter, "MaxAfter"}} {
 		if n.v < 0 {
 			return fmt.Errorf("%s %d is negative", n.name, n.v)
+		}
+		if n.v > n.most {
+			return fmt.Errorf("%s %d is above %d (%s)", n.name, n.v, n.most, n.bound)
 		}
 	}
 	for i, t := range s.ToolUses {
 		if t.Name == "" {
 			return fmt.Errorf("tool_uses[%d] has no name", i)
+		}
+		// a stream that fails (abort, stream_error, fallback_triggered)
+		// may stop inside a tool_use's input; a reply's is whole
+		if k == Reply || k == Truncated {
+			if err := t.ValidateInput(); err != nil {
+				return fmt.Errorf("tool_uses[%d]: %w", i, err)
+			}
 		}
 	}
 	switch k {
@@ -272,8 +321,8 @@ func (s Step) validate(nested bool) error {
 			return fmt.Errorf("status %d of a server_error must be 5xx", s.Status)
 		}
 	case OtherStatus:
-		if s.Status < 100 || s.Status > 599 {
-			return fmt.Errorf("other_status needs a status between 100 and 599, got %d", s.Status)
+		if s.Status < 400 || s.Status > 599 {
+			return fmt.Errorf("other_status needs an error status between 400 and 599, got %d", s.Status)
 		}
 	}
 	return nil

@@ -30,7 +30,7 @@ func TestStepValidate(t *testing.T) {
 		{Step{Text: "x", Stop: "paused"}, `stop "paused"`},
 		{Step{Text: "x", OutputTokens: -1}, "output_tokens -1 is negative"},
 		{Step{Kind: ServerError, Status: 404}, "must be 5xx"},
-		{Step{Kind: OtherStatus}, "needs a status"},
+		{Step{Kind: OtherStatus}, "needs an error status"},
 		{Step{Text: "x", Repeat: -2}, "repeat -2"},
 		{Step{If: cond, Then: &Step{Text: "a"}}, "needs both then and else"},
 		{Step{If: cond, Text: "a", Then: &Step{Text: "a"}, Else: &Step{Text: "b"}}, "sets only then and else, not text"},

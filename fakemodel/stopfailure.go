@@ -50,7 +50,7 @@ func (h *StopFailureHooks) Errors() []string {
 func (h *StopFailureHooks) RunStopFailureHooks(ctx context.Context, in loop.StopFailureInput) error {
 	h.mu.Lock()
 	rec := in
-	rec.Messages = copyMessages(in.Messages)
+	rec.Messages = append([]loop.Message(nil), in.Messages...) // once a run: a copy costs nothing
 	h.Inputs = append(h.Inputs, rec)
 	var o StopFailureOutcome
 	if len(h.Outcomes) > 0 {

@@ -28,6 +28,9 @@ type SummaryOutcome struct {
 	Times int `json:"times,omitempty"`
 }
 
+// Validate reports whether Times is in range.
+func (o SummaryOutcome) Validate() error { return checkTimes(o.Times) }
+
 // SummarizeCall is one recorded call of a [Summarizer].
 type SummarizeCall struct {
 	// Calls are the batch's tool calls.
@@ -55,7 +58,7 @@ var _ loop.ToolUseSummarizer = (*Summarizer)(nil)
 // Summarize implements [loop.ToolUseSummarizer].
 func (s *Summarizer) Summarize(ctx context.Context, calls []loop.ToolCall, results []loop.Message) (string, error) {
 	s.mu.Lock()
-	s.Calls = append(s.Calls, SummarizeCall{Calls: append([]loop.ToolCall(nil), calls...), Results: copyMessages(results)})
+	s.Calls = append(s.Calls, SummarizeCall{Calls: append([]loop.ToolCall(nil), calls...), Results: append([]loop.Message(nil), results...)})
 	var o SummaryOutcome
 	if len(s.Outcomes) > 0 {
 		o = s.Outcomes[s.cur.next(len(s.Outcomes), func(i int) int { return s.Outcomes[i].Times })]

@@ -41,6 +41,15 @@ type Tool struct {
 	Concurrent bool `json:"concurrent,omitempty"`
 }
 
+// Validate reports whether the behaviour's size is in range (0 to
+// [loop.MaxTokenCount]).
+func (t Tool) Validate() error {
+	if t.Tokens < 0 || t.Tokens > loop.MaxTokenCount {
+		return fmt.Errorf("tokens %d is outside 0..%d (loop.MaxTokenCount)", t.Tokens, loop.MaxTokenCount)
+	}
+	return nil
+}
+
 // Tools is a scripted [loop.Tools] and [loop.ConcurrencySafe]. A call's
 // behaviour is ByID[call.ID] if present, else ByName[call.Name], else
 // Default. Tools may be run concurrently: Calls is guarded by a mutex.

@@ -517,7 +517,7 @@ func TestClaudeCodeAPIRetries(t *testing.T) {
 // runSeeded is run with a retry seed.
 func runSeeded(t *testing.T, f fixture, seed uint64) (*loop.Result, *fakemodel.Model) {
 	t.Helper()
-	model := &fakemodel.Model{Script: f.script, Window: f.primary.ContextWindow}
+	model := &fakemodel.Model{Script: f.script, Window: f.primary.ContextWindow, KeepMessages: true}
 	res, err := loop.Run(t.Context(), loop.Config{Policy: f.policy, Model: model, Primary: f.primary, Seed: seed},
 		[]loop.Message{loop.UserText("go")})
 	if err != nil {

@@ -56,7 +56,7 @@ func run(t *testing.T, f fixture) (*loop.Result, *fakemodel.Model) {
 		f.tools = &fakemodel.Tools{}
 	}
 	f.tools.Cancel = cancel
-	model := &fakemodel.Model{Script: f.script, Window: f.primary.ContextWindow, Cancel: cancel}
+	model := &fakemodel.Model{Script: f.script, Window: f.primary.ContextWindow, Cancel: cancel, KeepMessages: true}
 	cfg := loop.Config{Policy: f.policy, Model: model, Primary: f.primary, FallbackModel: f.fallback,
 		ToolNames: []string{"Read", "Bash"}, Tools: f.tools, Compactor: f.compactor, Summarizer: f.summary,
 		TokenBudget: f.budget, IterationLimit: f.limit}
