@@ -17,7 +17,7 @@ import (
 
 func serve(t *testing.T, opts messagesapi.Options, script ...fakemodel.Step) (*messagesapi.Server, *fakemodel.Model) {
 	t.Helper()
-	model := &fakemodel.Model{Script: script, Window: 200_000}
+	model := &fakemodel.Model{Script: script, Window: 200_000, KeepMessages: true}
 	srv := messagesapi.NewServer(model, opts)
 	t.Cleanup(srv.Close)
 	return srv, model
