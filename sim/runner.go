@@ -28,6 +28,11 @@ type Config struct {
 	// Progress, if set, is called after each episode with the number of
 	// episodes done and the total, from the workers' goroutines.
 	Progress func(done, total int)
+	// OnEpisode, if set, sees every episode as it finishes, with the
+	// index of its setting in Settings: from the workers' goroutines, at
+	// once and in no fixed order (a recorder orders them by setting and
+	// [Episode.Index]). ep is valid only during the call.
+	OnEpisode func(setting int, ep *Episode)
 }
 
 // Result is a finished simulation.
@@ -91,6 +96,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return err
 		}
 		aggs[w][si].Add(&ep)
+		if cfg.OnEpisode != nil {
+			cfg.OnEpisode(si, &ep)
+		}
 		if cfg.Progress != nil {
 			cfg.Progress(int(done.Add(1)), total)
 		}

@@ -50,6 +50,7 @@ type simOptions struct {
 	fields      bool
 	progress    bool
 	plots       bool
+	record      string
 }
 
 // listFlag is a flag that may be given several times.
@@ -84,6 +85,7 @@ func simFlags(stderr io.Writer) (*flag.FlagSet, *simOptions) {
 	fs.BoolVar(&o.json, "json", false, "with -replay: print the trace as JSON Lines")
 	fs.BoolVar(&o.fields, "fields", false, "list the fields -set and -sweep accept, and exit")
 	fs.BoolVar(&o.plots, "plots", true, "draw the plots (false: only the summary and the metrics)")
+	fs.StringVar(&o.record, "record", "", "also write a record of the run to this `file` (Parquet: every episode by seed, the settings,\nthe build, the scenario library's behaviour), for simulate compare")
 	fs.BoolVar(&o.progress, "progress", true, "show a progress bar on stderr when it is a terminal")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: simulate [flags]
@@ -232,12 +234,29 @@ func simulate(ctx context.Context, p *simPlan, o *simOptions, stdout, stderr io.
 		bar = newProgressBar(stderr)
 		cfg.Progress = bar.update
 	}
+	var rec *recording
+	if o.record != "" {
+		var err error
+		if rec, err = startRecording(o.record, p, o, &cfg); err != nil {
+			fmt.Fprintf(stderr, "simulate: %v\n", err)
+			return simExitFailed
+		}
+	}
 	start := time.Now() // for the closing line only: nothing decides on it
 	res, err := sim.Run(ctx, cfg)
 	bar.done()
 	if err != nil {
+		if rec != nil {
+			rec.abort()
+		}
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return simExitFailed
+	}
+	if rec != nil {
+		if err := rec.finish(ctx); err != nil {
+			fmt.Fprintf(stderr, "simulate: %v\n", err)
+			return simExitFailed
+		}
 	}
 	elapsed := time.Since(start)
 	rep := &sim.Report{Command: p.command, Result: res}
