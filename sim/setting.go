@@ -34,6 +34,9 @@ type Setting struct {
 	Workload fakemodel.Workload `json:"workload"`
 	// IterationLimit halts an episode that has not ended (loop.Config's).
 	IterationLimit int `json:"iteration_limit"`
+	// WorkloadFile is the workload file the workload was read from
+	// (see [Setting.WithWorkloadFile]); empty for the built-in one.
+	WorkloadFile string `json:"workload_file,omitempty"`
 	// Params are the overrides that made this setting from its profile,
 	// in the order applied (see [Setting.With]).
 	Params []Param `json:"params,omitempty"`
@@ -112,6 +115,9 @@ func (s Setting) With(field, value string) (Setting, error) {
 // its overrides.
 func (s Setting) ReplayFlags() string {
 	out := "-profile " + s.Profile()
+	if s.WorkloadFile != "" {
+		out += " -workload " + s.WorkloadFile
+	}
 	for _, p := range s.Params {
 		out += " -set " + p.String()
 	}

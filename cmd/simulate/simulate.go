@@ -44,6 +44,7 @@ type simOptions struct {
 	out         string
 	workers     int
 	transcripts string
+	workload    string
 	calibrate   int
 	replay      string
 	json        bool
@@ -80,6 +81,7 @@ func simFlags(stderr io.Writer) (*flag.FlagSet, *simOptions) {
 	fs.StringVar(&o.out, "out", "out", "folder for summary.md, the plots (PNG and SVG), metrics.csv and metrics.json")
 	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "episodes played at once (the results do not depend on it)")
 	fs.StringVar(&o.transcripts, "transcripts", "", "session logs to measure the calibration targets from (files or folders);\nempty: the targets kept in the repository (sim/calibration_targets.json)")
+	fs.StringVar(&o.workload, "workload", "", "run on the workload `file` written by simulate calibrate (fitted to your session logs) instead of the built-in one")
 	fs.IntVar(&o.calibrate, "calibrate", 2_000, "episodes of the calibration comparison")
 	fs.StringVar(&o.replay, "replay", "", "replay the episode with this `seed` (printed beside each violation) under the first profile\nand the -set overrides, print its trace, and check it")
 	fs.BoolVar(&o.json, "json", false, "with -replay: print the trace as JSON Lines")
@@ -171,6 +173,13 @@ func (o *simOptions) plan() (*simPlan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("-profile: %w", err)
 		}
+		if o.workload != "" {
+			wf, err := sim.ReadWorkloadFile(o.workload)
+			if err != nil {
+				return nil, fmt.Errorf("-workload: %w", err)
+			}
+			s = s.WithWorkloadFile(o.workload, wf)
+		}
 		if o.swarm {
 			s, _ = s.With("workload.swarm", "true")
 		}
@@ -206,6 +215,9 @@ func (o *simOptions) plan() (*simPlan, error) {
 func (o *simOptions) command() string {
 	parts := []string{"go run ./cmd/simulate", "-n " + strconv.Itoa(o.episodes), "-seed " + strconv.FormatUint(o.seed, 10),
 		"-profile " + o.profiles}
+	if o.workload != "" {
+		parts = append(parts, "-workload "+o.workload)
+	}
 	if o.swarm {
 		parts = append(parts, "-swarm")
 	}

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/loopsim/loopsim/sim"
+	"github.com/loopsim/loopsim/transcript"
+)
+
+func init() {
+	register(command{name: "calibrate", summary: "fit the workload to your own session logs (Claude Code ~/.claude/projects, Codex rollouts); writes a workload file and a fit report", run: runCalibrate})
+}
+
+// calibrateOptions are the calibrate subcommand's flags.
+type calibrateOptions struct {
+	profile  string
+	model    string
+	sets     listFlag
+	out      string
+	file     string
+	episodes int
+	rounds   int
+	seed     uint64
+	workers  int
+}
+
+func runCalibrate(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := &calibrateOptions{}
+	fs.StringVar(&o.profile, "profile", "claude-code", "the profile the fit simulates")
+	fs.StringVar(&o.model, "model", "", "fit only the calls of this model (as the logs name it, date suffix dropped); empty: every call")
+	fs.Var(&o.sets, "set", "override `field=value` in the setting the fit simulates (as simulate -set); repeatable")
+	fs.StringVar(&o.out, "out", filepath.Join("out", "calibrate"), "folder for fit.md and the quantile-quantile plots")
+	fs.StringVar(&o.file, "o", "", "workload file to write (default: OUT/workload.json)")
+	fs.IntVar(&o.episodes, "n", 2_000, "episodes simulated per round of the fit")
+	fs.IntVar(&o.rounds, "rounds", 3, "rounds of correction after the first estimate")
+	fs.Uint64Var(&o.seed, "seed", 1, "root seed of the fit's simulations")
+	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "episodes played at once (the results do not depend on it)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: simulate calibrate [flags] DIR|FILE...
+
+Reads session logs (Claude Code's JSON Lines under ~/.claude/projects/,
+Codex rollouts under ~/.codex/sessions/; folders are walked for *.jsonl,
+subagent logs left out), fits the workload model to them (starting context,
+growth per call, output per call, tools per call, calls per prompt, what
+compaction leaves), and writes a workload file for simulate -workload and a
+fit report (fit.md) with quantile-quantile plots and a Kolmogorov-Smirnov
+distance per distribution. Malformed or foreign lines are counted and
+reported, never fatal.
+
+Example:
+  simulate calibrate ~/.claude/projects
+  simulate -workload out/calibrate/workload.json
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return simExitOK
+		}
+		return simExitBadInput
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "calibrate: give the session logs to fit: folders or .jsonl files (-h for help)")
+		return simExitBadInput
+	}
+	if o.file == "" {
+		o.file = filepath.Join(o.out, "workload.json")
+	}
+	base, err := sim.NewSetting(o.profile)
+	if err != nil {
+		fmt.Fprintf(stderr, "calibrate: -profile: %v\n", err)
+		return simExitBadInput
+	}
+	for _, kv := range o.sets {
+		field, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			fmt.Fprintf(stderr, "calibrate: -set %q: want field=value\n", kv)
+			return simExitBadInput
+		}
+		if base, err = base.With(strings.TrimSpace(field), value); err != nil {
+			fmt.Fprintf(stderr, "calibrate: -set: %v\n", err)
+			return simExitBadInput
+		}
+	}
+	sessions, err := sim.ReadSessions(fs.Args()...)
+	if err != nil {
+		fmt.Fprintf(stderr, "calibrate: %v\n", err)
+		return simExitBadInput
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return calibrateSessions(ctx, sessions, base, o, stdout, stderr)
+}
+
+func calibrateSessions(ctx context.Context, sessions []*transcript.Session, base sim.Setting, o *calibrateOptions, stdout, stderr io.Writer) int {
+	writeReadSummary(stdout, sessions)
+	real, src := fitFigures(sessions, o.model)
+	if src.Calls == 0 {
+		fmt.Fprintf(stderr, "calibrate: no calls to fit%s in %d logs\n", modelClause(o.model), len(sessions))
+		return simExitBadInput
+	}
+	if w := window(sessions, o.model); w > 0 {
+		base.Model.ContextWindow = w
+	}
+	if o.model != "" {
+		base.Model.Name = o.model
+	}
+	fit, err := sim.FitWorkload(ctx, &real, sim.FitOptions{Base: base, Episodes: o.episodes, Rounds: o.rounds, Seed: o.seed, Workers: o.workers})
+	if err != nil {
+		fmt.Fprintf(stderr, "calibrate: %v\n", err)
+		return simExitBadInput
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		fmt.Fprintf(stderr, "calibrate: %v\n", err)
+		return simExitFailed
+	}
+	if err := os.MkdirAll(filepath.Dir(o.file), 0o755); err != nil {
+		fmt.Fprintf(stderr, "calibrate: %v\n", err)
+		return simExitFailed
+	}
+	src.Fitted, src.Kept = fit.Fitted, fit.Kept
+	wf := sim.WorkloadFile{Model: fit.Setting.Model, Workload: fit.Setting.Workload, Source: src}
+	if err := sim.WriteWorkloadFile(o.file, wf); err != nil {
+		fmt.Fprintf(stderr, "calibrate: %v\n", err)
+		return simExitFailed
+	}
+	qq, err := sim.PlotQQ(o.out, fit)
+	if err != nil {
+		fmt.Fprintf(stderr, "calibrate: %v\n", err)
+		return simExitFailed
+	}
+	report := filepath.Join(o.out, "fit.md")
+	if err := writeFile(report, func(w io.Writer) error { return sim.WriteFitReport(w, fit, sessions, qq) }); err != nil {
+		fmt.Fprintf(stderr, "calibrate: %v\n", err)
+		return simExitFailed
+	}
+	fmt.Fprintf(stdout, "\nfitted on %d calls%s, %d prompts, %d compactions; a simulation of the fit against the logs:\n", src.Calls,
+		modelClause(o.model), src.Prompts, src.Compactions)
+	fmt.Fprintf(stdout, "  %-26s %7s %9s %9s  %s\n", "distribution", "n real", "KS", "5% crit.", "p50 real -> simulated")
+	for _, d := range fit.Distances {
+		if d.Real == 0 || d.Simulated == 0 {
+			fmt.Fprintf(stdout, "  %-26s %7d %9s %9s  not measured\n", d.Name, d.Real, "-", "-")
+			continue
+		}
+		mark := ""
+		if d.Differs() {
+			mark = "  (distinguishable)"
+		}
+		fmt.Fprintf(stdout, "  %-26s %7d %9.3f %9.3f  %s -> %s%s\n", d.Name, d.Real, d.KS, d.Critical, sim.FormatTokens(d.RealQ[1]),
+			sim.FormatTokens(d.SimQ[1]), mark)
+	}
+	fmt.Fprintf(stdout, "\nwrote %s, %s and %d quantile-quantile plots\nrun it: go run ./cmd/simulate -workload %s\n", o.file, report, len(qq), o.file)
+	return simExitOK
+}
+
+func modelClause(model string) string {
+	if model == "" {
+		return ""
+	}
+	return " of model " + model
+}
+
+// writeReadSummary prints one line per log read.
+func writeReadSummary(w io.Writer, sessions []*transcript.Session) {
+	var malformed, foreign int
+	for _, s := range sessions {
+		calls := len(s.Calls())
+		inj := 0
+		for _, n := range s.Injected {
+			inj += n
+		}
+		format := string(s.Format)
+		if format == "" {
+			format = "unknown"
+		}
+		fmt.Fprintf(w, "%s: %s, %s, %d calls, %d injected user lines, %d malformed and %d foreign lines skipped\n",
+			s.Name, format, s.Model(), calls, inj, s.Malformed, s.Foreign)
+		malformed += s.Malformed
+		foreign += s.Foreign
+	}
+	fmt.Fprintf(w, "%d logs, %d malformed and %d foreign lines skipped\n", len(sessions), malformed, foreign)
+}
+
+// fitFigures measures the sessions, every call or those of model.
+func fitFigures(sessions []*transcript.Session, model string) (sim.Figures, sim.WorkloadSource) {
+	var f sim.Figures
+	var src sim.WorkloadSource
+	if model == "" {
+		for _, s := range sessions {
+			f.AddSession(s)
+		}
+	} else {
+		_, byModel := sim.FiguresByModel(sessions)
+		if m, ok := byModel[transcript.ModelName(model)]; ok {
+			f = *m
+		}
+	}
+	for _, s := range sessions {
+		used := false
+		for _, e := range s.Events {
+			if e.Kind == transcript.EventCall && (model == "" || e.Call.Model == transcript.ModelName(model)) {
+				used = true
+			}
+		}
+		if !used {
+			continue
+		}
+		src.Files = append(src.Files, s.Name)
+		for _, e := range s.Events {
+			switch e.Kind {
+			case transcript.EventPrompt:
+				src.Prompts++
+			case transcript.EventCompaction:
+				src.Compactions++
+			}
+		}
+	}
+	src.Sessions, src.Calls = f.Sessions, f.Tools.N()
+	return f, src
+}
+
+// window is the context window the logs give (Codex's), when every log
+// fitted agrees on one; 0 otherwise.
+func window(sessions []*transcript.Session, model string) int {
+	w := 0
+	for _, s := range sessions {
+		if model != "" && s.Model() != transcript.ModelName(model) {
+			continue
+		}
+		if s.Window == 0 || w != 0 && s.Window != w {
+			return 0
+		}
+		w = s.Window
+	}
+	return w
+}
