@@ -9,7 +9,9 @@ import (
 )
 
 // Model is a scripted [loop.Model]. Each request, main or compaction,
-// consumes the next step of Script (a step with Repeat answers several).
+// consumes the next step of Script (a step with Repeat answers several),
+// or, when Answers is set, the next step of the queue for its purpose and
+// model.
 // It yields the step's blocks one by one, checking ctx before each, and
 // returns ctx.Err() as soon as ctx is cancelled.
 //
@@ -18,6 +20,15 @@ import (
 type Model struct {
 	// Script is the answers, in order.
 	Script []Step
+	// Answers, when set, replaces Script: each request takes the next step
+	// of the queue for its purpose and model (see [Answers]).
+	Answers *Answers
+	// BaseTokens is what every request carries besides its messages (the
+	// system prompt and the tool definitions, which the loop does not
+	// count): it is added to each request's InputTokens before the request
+	// is answered, so the usage the model reports, N of a prompt-too-long
+	// and input_tokens conditions include it, as a real API's do.
+	BaseTokens int
 	// Window is the default maximum M of a prompt-too-long error and what
 	// [ValueWindow] stands for in conditions.
 	Window int
@@ -36,9 +47,8 @@ type Model struct {
 	// recorded but consumes no step.
 	Requests []RecordedRequest
 
-	mu   sync.Mutex
-	pos  int // index of the step answering the next request
-	used int // requests Script[pos] has answered so far
+	mu     sync.Mutex
+	queues map[string]*queue // by queue name; created as requests arrive
 }
 
 var _ loop.Model = (*Model)(nil)
@@ -52,10 +62,17 @@ type ExhaustedError struct {
 	Purpose loop.Purpose
 	// ScriptLen is the number of steps in the script.
 	ScriptLen int
+	// Queue names the queue that ran out when the Model has Answers:
+	// "answers.main", "answers.models.NAME.compact", ...; empty for Script.
+	Queue string
 }
 
 // Error implements error.
 func (e *ExhaustedError) Error() string {
+	if e.Queue != "" {
+		return fmt.Sprintf("fakemodel: script exhausted: request %d (%s) arrived after all %d steps of %s were used",
+			e.Request, e.Purpose, e.ScriptLen, e.Queue)
+	}
 	return fmt.Sprintf("fakemodel: script exhausted: request %d (%s) arrived after all %d steps were used",
 		e.Request, e.Purpose, e.ScriptLen)
 }
@@ -68,10 +85,16 @@ type StepError struct {
 	Step int
 	// Err says what is wrong.
 	Err error
+	// Queue names the step's queue when the Model has Answers; empty for
+	// Script.
+	Queue string
 }
 
 // Error implements error.
 func (e *StepError) Error() string {
+	if e.Queue != "" {
+		return fmt.Sprintf("fakemodel: %s step %d: %v", e.Queue, e.Step, e.Err)
+	}
 	return fmt.Sprintf("fakemodel: script step %d: %v", e.Step, e.Err)
 }
 
@@ -80,10 +103,16 @@ func (e *StepError) Unwrap() error { return e.Err }
 
 // Done reports whether the script has been used up: every step played as
 // many times as it repeats, or a step that repeats forever reached.
+// With Answers, every queue must be.
 func (m *Model) Done() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.pos >= len(m.Script) || (m.Script[m.pos].Repeat == Forever && m.used > 0)
+	for _, q := range m.allQueues() {
+		if !q.done() {
+			return false
+		}
+	}
+	return true
 }
 
 // Stream implements [loop.Model].
@@ -98,20 +127,25 @@ func (m *Model) Stream(ctx context.Context, req loop.Request, yield func(loop.Bl
 		m.mu.Unlock()
 		return loop.Response{}, err
 	}
-	if m.pos >= len(m.Script) {
+	q := m.queueFor(req)
+	index, step, ok := q.next()
+	if !ok {
 		m.mu.Unlock()
-		return loop.Response{}, &ExhaustedError{Request: number, Purpose: req.Purpose, ScriptLen: len(m.Script)}
+		e := &ExhaustedError{Request: number, Purpose: req.Purpose, ScriptLen: len(q.steps)}
+		if m.Answers != nil {
+			e.Queue = q.name
+		}
+		return loop.Response{}, e
 	}
-	index, step := m.pos, m.Script[m.pos]
-	m.used++
-	if step.Repeat != Forever && m.used >= max(step.Repeat, 1) {
-		m.pos++
-		m.used = 0
+	queueName := ""
+	if m.Answers != nil {
+		queueName = q.name
 	}
+	req.InputTokens += m.BaseTokens
 	window, cancel := m.Window, m.Cancel
 	m.mu.Unlock()
 
-	stepErr := func(err error) error { return &StepError{Step: index, Err: err} }
+	stepErr := func(err error) error { return &StepError{Step: index, Err: err, Queue: queueName} }
 	if err := step.Validate(); err != nil {
 		return loop.Response{}, stepErr(err)
 	}

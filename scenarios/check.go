@@ -90,15 +90,27 @@ func (c *checker) modelDefaults() {
 	if m.Name == "" {
 		m.Name = DefaultModel.Name
 	}
+	def := DefaultModel
+	if k, err := loop.LookupModel(m.Name); err == nil {
+		def = k.ModelInfo
+	}
 	if m.ContextWindow == 0 {
-		m.ContextWindow = DefaultModel.ContextWindow
+		m.ContextWindow = def.ContextWindow
 	}
 	if m.MaxOutputTokens == 0 {
-		m.MaxOutputTokens = DefaultModel.MaxOutputTokens
+		m.MaxOutputTokens = def.MaxOutputTokens
 	}
 	f := &sc.FallbackModel
 	if *f == (loop.ModelInfo{}) {
 		return
+	}
+	if k, err := loop.LookupModel(f.Name); err == nil {
+		if f.ContextWindow == 0 {
+			f.ContextWindow = k.ContextWindow
+		}
+		if f.MaxOutputTokens == 0 {
+			f.MaxOutputTokens = k.MaxOutputTokens
+		}
 	}
 	switch {
 	case f.Name == "":
@@ -182,20 +194,41 @@ func (c *checker) conversation() {
 // follows a step that repeats forever.
 func (c *checker) script() {
 	sc := c.sc
-	if sc.Script == nil {
-		c.errorf("script", "missing: one step a request, compaction requests included ([] for a run that must send none)")
+	switch {
+	case sc.Script == nil && sc.Answers == nil:
+		c.errorf("script", "missing: one step a request, compaction requests included ([] for a run that must send none), or answers by purpose and model")
+		return
+	case sc.Script != nil && sc.Answers != nil:
+		c.errorf("answers", "a scenario has either a script or answers, not both")
+		return
+	case sc.Answers != nil:
+		c.steps("answers.main", sc.Answers.Main)
+		c.steps("answers.compact", sc.Answers.Compact)
+		for _, name := range sortedKeys(sc.Answers.Models) {
+			q := sc.Answers.Models[name]
+			if len(q.Models) > 0 {
+				c.errorf("answers.models."+name+".models", "a model's queues have no models of their own")
+			}
+			c.steps("answers.models."+name+".main", q.Main)
+			c.steps("answers.models."+name+".compact", q.Compact)
+		}
 		return
 	}
-	for i, s := range sc.Script {
-		at := fmt.Sprintf("script[%d]", i)
+	c.steps("script", sc.Script)
+}
+
+// steps checks one list of steps written at path.
+func (c *checker) steps(path string, steps []fakemodel.Step) {
+	for i, s := range steps {
+		at := fmt.Sprintf("%s[%d]", path, i)
 		if !c.stepKinds(s, at) {
 			continue
 		}
 		if err := s.Validate(); err != nil {
 			c.errorf(at, "%v", err)
 		}
-		if s.Repeat == fakemodel.Forever && i < len(sc.Script)-1 {
-			c.errorf(fmt.Sprintf("script[%d]", i+1), "unreachable: step %d repeats forever", i)
+		if s.Repeat == fakemodel.Forever && i < len(steps)-1 {
+			c.errorf(fmt.Sprintf("%s[%d]", path, i+1), "unreachable: step %d repeats forever", i)
 		}
 	}
 }
@@ -233,7 +266,7 @@ func (c *checker) fakes() {
 			c.errorf(t.path+".slow", "a slow tool waits until the run is aborted, but no tool aborts it (give another tool abort: true, concurrent with this one)")
 		}
 	}
-	abortStep := slices.ContainsFunc(sc.Script, hasAbortStep)
+	abortStep := slices.ContainsFunc(sc.allSteps(), hasAbortStep)
 	for i, o := range sc.Summarizer {
 		if o.Slow && !abortTool && !abortStep {
 			c.errorf(fmt.Sprintf("summarizer[%d].slow", i), "a slow summary waits until the run is aborted, but nothing aborts it")
@@ -305,6 +338,15 @@ func (c *checker) expect() {
 	}
 	if e.Halted && e.Terminal == "" && !seen["termination"] {
 		c.errorf("expect.violated", "a halted run breaks the termination invariant: list termination")
+	}
+	if e.Wire != nil {
+		if strings.TrimSpace(e.Wire.Requests) == "" {
+			c.errorf("expect.wire.requests", "missing: the request sequence, e.g. \"M:trunc → recovery → M:text\"")
+		} else if entries, err := ParseWireRequests(e.Wire.Requests); err != nil {
+			c.errorf("expect.wire.requests", "%v", err)
+		} else {
+			c.sc.wire = entries
+		}
 	}
 }
 

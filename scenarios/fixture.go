@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/loop"
@@ -20,7 +21,8 @@ type fixture struct {
 // fixture builds the fakes of s and the configuration that drives them.
 // cancel aborts the run: abort steps and abort tools call it.
 func (s *Scenario) fixture(cancel context.CancelFunc) fixture {
-	model := &watchedModel{Model: &fakemodel.Model{Script: s.Script, Window: s.Model.ContextWindow, Cancel: cancel}}
+	model := &watchedModel{Model: s.scriptedModel(cancel)}
+	model.BaseTokens = s.BaseTokens
 	cfg := loop.Config{
 		Policy:         s.policy,
 		Model:          model,
@@ -68,11 +70,34 @@ func (s *Scenario) iterationLimit() int {
 	return DefaultIterationLimit
 }
 
-// scriptSteps is how many requests the script can answer, or zero when a
-// step repeats forever.
+// scriptedModel is a fresh scripted model playing the scenario's script
+// or answers, with no base size (the wire measures it).
+func (s *Scenario) scriptedModel(cancel context.CancelFunc) *fakemodel.Model {
+	m := &fakemodel.Model{Script: s.Script, Window: s.Model.ContextWindow, Cancel: cancel}
+	if s.Answers != nil {
+		a := *s.Answers
+		m.Answers, m.Script = &a, nil
+	}
+	return m
+}
+
+// allSteps is every step of the script or of every answer queue.
+func (s *Scenario) allSteps() []fakemodel.Step {
+	if s.Answers == nil {
+		return s.Script
+	}
+	out := slices.Concat(s.Answers.Main, s.Answers.Compact)
+	for _, name := range sortedKeys(s.Answers.Models) {
+		out = slices.Concat(out, s.Answers.Models[name].Main, s.Answers.Models[name].Compact)
+	}
+	return out
+}
+
+// scriptSteps is how many requests the script (or every answer queue)
+// can answer, or zero when a step repeats forever.
 func (s *Scenario) scriptSteps() int {
 	n := 0
-	for _, st := range s.Script {
+	for _, st := range s.allSteps() {
 		if st.Repeat == fakemodel.Forever {
 			return 0
 		}

@@ -39,6 +39,9 @@ type Observed struct {
 	// Harness lists faults of the scenario itself (the script ran out or
 	// was not used up); a scenario expects none.
 	Harness []string
+	// Requests is the request sequence with its transitions (see
+	// [TraceRequests]), when the scenario expects one (expect.wire).
+	Requests []string
 }
 
 // Passed reports whether the run did what the scenario expects.
@@ -98,7 +101,16 @@ func (s *Scenario) want() Observed {
 		Transitions: expandTransitions(e.Transitions),
 		Counters:    e.Counters,
 		Violated:    violated,
+		Requests:    s.wantRequests(),
 	}
+}
+
+// wantRequests is expect.wire.requests as entries, nil when not written.
+func (s *Scenario) wantRequests() []string {
+	if s.Expect.Wire == nil {
+		return nil
+	}
+	return wantWire(s.wire, true)
 }
 
 // observe sees res the way the scenario's expectation does.
@@ -121,6 +133,9 @@ func (s *Scenario) observe(res *loop.Result, violations []properties.Violation, 
 		}
 	}
 	slices.Sort(got.Violated)
+	if s.Expect.Wire != nil {
+		got.Requests = matchWire(s.wire, TraceRequests(res.Trace))
+	}
 	if model.fault != nil {
 		got.Harness = append(got.Harness, model.fault.Error())
 	}

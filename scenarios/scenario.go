@@ -54,8 +54,17 @@ type Scenario struct {
 	// Conversation is the starting history. Required, at least one message.
 	Conversation []Message `json:"conversation"`
 	// Script answers the model requests, main and compaction alike, one
-	// step each. Required; an empty list says no request may be sent.
+	// step each. Required unless Answers is written; an empty list says
+	// no request may be sent.
 	Script []fakemodel.Step `json:"script"`
+	// Answers, instead of Script, answers each request from the queue for
+	// its purpose and model.
+	Answers *fakemodel.Answers `json:"answers"`
+	// BaseTokens is what every request carries besides its messages (the
+	// system prompt and the tool definitions), in tokens: the scripted
+	// model adds it to each request's size, as an API measures it. Over
+	// the wire the server measures the real thing instead.
+	BaseTokens int `json:"base_tokens"`
 	// Tools says how tool calls behave.
 	Tools Tools `json:"tools"`
 	// StopHooks are the stop hooks' verdicts, one a call, the last
@@ -78,6 +87,8 @@ type Scenario struct {
 	policy loop.Policy
 	// namePos is where the name was written.
 	namePos position
+	// wire is Expect.Wire.Requests parsed, set by the loader.
+	wire []WireEntry
 }
 
 // ResolvedPolicy is the profile with the scenario's overrides applied.
@@ -154,6 +165,8 @@ type Expect struct {
 	// Violated lists the invariants the run must break (known findings);
 	// every other invariant must hold.
 	Violated []string `json:"violated"`
+	// Wire is what the run must show on the wire; nil: nothing.
+	Wire *Wire `json:"wire"`
 }
 
 // PolicyOverride sets one policy field, by its JSON name, from its text

@@ -1,0 +1,74 @@
+package scenarios_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/scenarios"
+)
+
+func entries(t *testing.T, s string) []string {
+	t.Helper()
+	es, err := scenarios.ParseWireRequests(s)
+	require.NoError(t, err)
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.String()
+	}
+	return out
+}
+
+func TestParseWireRequests(t *testing.T) {
+	assert.Equal(t, []string{"M:trunc", "max_output_tokens_recovery", "M:trunc", "max_output_tokens_recovery", "M:text"},
+		entries(t, "M:trunc → recovery → M:trunc → recovery → M:text"))
+	assert.Equal(t, []string{"M:tool", "next_turn", "M:400", "C", "reactive_compact_retry", "M:text"},
+		entries(t, "M:tool -> next_turn -> M:400 -> C -> reactive_compact_retry -> M:text"))
+	assert.Equal(t, []string{"M:529", "M:529", "M:529", "M:text"}, entries(t, "M:529 * 3 → M:text"))
+	assert.Equal(t, []string{"M:text", "stop_hook_blocking", "M:text", "stop_hook_blocking", "M:text"},
+		entries(t, "(M:text → stop_hook_blocking) × 2 → M:text"))
+	assert.Equal(t, []string{"C:text"}, entries(t, "(C:text)"))
+
+	for s, msg := range map[string]string{
+		"":                    "entry 1: empty entry",
+		"M:text →":            "entry 2: empty entry",
+		"M:teext":             `entry 1: "M:teext": unknown answer "teext" (known: an HTTP status, text, tool`,
+		"M:99":                `unknown answer "99"`,
+		"X:text":              `entry 1: "X:text" is neither a request (M:answer, C:answer) nor a transition`,
+		"M:text * 0":          "the count after * must be a whole number of 1 or more",
+		"(M:text → next_turn": "entry 1: the group opened here is not closed",
+		"(M:text) + 2":        `after a group comes "* n", not "+ 2"`,
+		"M:text → reactive":   `entry 2: "reactive" is neither`,
+	} {
+		_, err := scenarios.ParseWireRequests(s)
+		assert.ErrorContains(t, err, msg, "%q", s)
+	}
+}
+
+func TestTraceRequests(t *testing.T) {
+	trace := loop.Trace{
+		loop.RequestEvent{Purpose: loop.PurposeMain},
+		loop.ResponseEvent{StopReason: loop.StopToolUse, Blocks: 1, ToolUses: []string{"t"}},
+		loop.TransitionEvent{Transition: "next_turn"},
+		loop.RequestEvent{Purpose: loop.PurposeMain},
+		loop.RequestFailed{Kind: loop.ErrPromptTooLong, Status: 400},
+		loop.RequestEvent{Purpose: loop.PurposeCompact},
+		loop.ResponseEvent{StopReason: loop.StopEndTurn, Blocks: 1},
+		loop.RequestEvent{Purpose: loop.PurposeMain},
+		loop.RequestFailed{Kind: loop.ErrStream, Blocks: 1},
+		loop.RequestEvent{Purpose: loop.PurposeMain, NonStreaming: true},
+		loop.RequestFailed{Kind: loop.ErrStream},
+		loop.RequestEvent{Purpose: loop.PurposeMain},
+		loop.RequestFailed{Kind: loop.ErrConnection},
+		loop.RequestEvent{Purpose: loop.PurposeMain},
+		loop.RequestFailed{Kind: loop.ErrFallbackTriggered, Status: 529, Blocks: 2},
+		loop.RequestEvent{Purpose: loop.PurposeMain},
+		loop.ResponseEvent{StopReason: loop.StopMaxTokens, Blocks: 1},
+		loop.RequestEvent{Purpose: loop.PurposeMain},
+		loop.ResponseEvent{StopReason: loop.StopEndTurn},
+	}
+	assert.Equal(t, []string{"M:tool", "next_turn", "M:400", "C:text", "M:stream_error", "M:500", "M:drop", "M:stream_error", "M:trunc", "M:empty"},
+		scenarios.TraceRequests(trace))
+}
