@@ -88,9 +88,9 @@ var fitDists = []struct {
 // the growth per call, the summary only through the context after a
 // compaction). Parameters the figures do not measure are kept.
 func FitWorkload(ctx context.Context, real *Figures, o FitOptions) (*Fit, error) {
-	if real.Output.N() == 0 || real.Growth.N() == 0 || real.StartContext.N() == 0 {
-		return nil, fmt.Errorf("fit: the sessions hold too few calls (%d outputs, %d growths, %d starts)",
-			real.Output.N(), real.Growth.N(), real.StartContext.N())
+	if real.Output.N() == 0 || real.Growth.N() == 0 {
+		return nil, fmt.Errorf("fit: the sessions hold too few calls (%d outputs over 5 tokens, %d growths between calls)",
+			real.Output.N(), real.Growth.N())
 	}
 	o.Episodes = max(o.Episodes, 100)
 	fit := &Fit{Real: *real, Setting: o.Base}
@@ -129,15 +129,19 @@ func spread(q50, q90, lo, hi float64) float64 {
 // measure.
 func (fit *Fit) estimate(w *fakemodel.Workload) {
 	r := &fit.Real
-	lo, hi := r.StartContext.Quantile(0.1), r.StartContext.Quantile(0.9)
-	if hi-lo < 0.1*lo {
-		lo, hi = 0.95*r.StartContext.Quantile(0.5), 1.05*r.StartContext.Quantile(0.5)
+	if r.StartContext.N() > 0 {
+		lo, hi := r.StartContext.Quantile(0.1), r.StartContext.Quantile(0.9)
+		if hi-lo < 0.1*lo {
+			lo, hi = 0.95*r.StartContext.Quantile(0.5), 1.05*r.StartContext.Quantile(0.5)
+		}
+		w.StartContext = fakemodel.Uniform{Min: int(lo), Max: int(hi)}
+		fit.Fitted = append(fit.Fitted, "start_context (10th to 90th percentile of the first call's context)")
+	} else {
+		fit.Kept = append(fit.Kept, "start_context (no session starts with this model)")
 	}
-	w.StartContext = fakemodel.Uniform{Min: int(lo), Max: int(hi)}
 	w.Output.Median = r.Output.Quantile(0.5)
 	w.Output.Sigma = spread(r.Output.Quantile(0.5), r.Output.Quantile(0.9), 0.1, 3)
-	fit.Fitted = append(fit.Fitted, "start_context (10th to 90th percentile of the first call's context)",
-		"output (median; sigma from the 90th percentile)")
+	fit.Fitted = append(fit.Fitted, "output (median; sigma from the 90th percentile)")
 
 	var tooling, tools float64
 	for _, v := range r.Tools.Values {
@@ -188,8 +192,10 @@ func (fit *Fit) correct(w *fakemodel.Workload, sim *Figures) {
 		si := math.Log(max(s(sim).Quantile(0.9), 1) / max(s(sim).Quantile(0.5), 1))
 		return ratio(re, si)
 	}
-	start := ratio(r.StartContext.Quantile(0.5), sim.StartContext.Quantile(0.5))
-	w.StartContext = fakemodel.Uniform{Min: int(float64(w.StartContext.Min) * start), Max: int(float64(w.StartContext.Max) * start)}
+	if r.StartContext.N() > 0 {
+		start := ratio(r.StartContext.Quantile(0.5), sim.StartContext.Quantile(0.5))
+		w.StartContext = fakemodel.Uniform{Min: int(float64(w.StartContext.Min) * start), Max: int(float64(w.StartContext.Max) * start)}
+	}
 	w.Output.Median *= ratio(r.Output.Quantile(0.5), sim.Output.Quantile(0.5))
 	w.Output.Sigma = min(max(w.Output.Sigma*logRatio(func(f *Figures) *Sample { return &f.Output }), 0.1), 3)
 	w.ToolResult.Median *= ratio(r.Growth.Quantile(0.5), sim.Growth.Quantile(0.5))

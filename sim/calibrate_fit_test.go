@@ -43,6 +43,7 @@ func TestFitRecoversAKnownWorkload(t *testing.T) {
 		}
 	}
 	assert.Contains(t, fit.Kept[len(fit.Kept)-2], "faults")
+	assert.NotContains(t, fit.Kept, "start_context (no session starts with this model)")
 }
 
 func TestFitNeedsCalls(t *testing.T) {

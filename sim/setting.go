@@ -69,7 +69,9 @@ func (s Setting) Profile() string { return s.Policy.Name }
 // override recorded in Params and the name. The field is a policy field
 // by its JSON name ("auto_compact_buffer"), a workload parameter by
 // "workload." and its path ("workload.faults.overloaded"), "model" (a
-// model of [loop.Catalog] by name: its window and output maximum), or
+// model of [loop.Catalog] or [ModelWorkloads] by name: its window and
+// output maximum, and the starting context and output fitted for it on
+// the transcripts, see [ModelWorkloads]), or
 // "model.context_window", "model.max_output_tokens",
 // "fallback_model.context_window" (a fallback model the size of the
 // primary is configured by "fallback=true") or "iteration_limit".
@@ -80,10 +82,7 @@ func (s Setting) With(field, value string) (Setting, error) {
 	case strings.HasPrefix(field, "workload."):
 		s.Workload, err = s.Workload.With(strings.TrimPrefix(field, "workload."), value)
 	case field == "model":
-		var k loop.KnownModel
-		if k, err = loop.LookupModel(value); err == nil {
-			s.Model = k.ModelInfo
-		}
+		s, err = withModelNamed(s, value)
 	case strings.HasPrefix(field, "model."):
 		s.Model, err = withModel(s.Model, strings.TrimPrefix(field, "model."), value)
 	case field == "fallback":

@@ -112,11 +112,16 @@ func calibrateSessions(ctx context.Context, sessions []*transcript.Session, base
 		fmt.Fprintf(stderr, "calibrate: no calls to fit%s in %d logs\n", modelClause(o.model), len(sessions))
 		return simExitBadInput
 	}
+	if o.model != "" {
+		known, err := base.With("model", transcript.ModelName(o.model))
+		if err != nil {
+			known = base
+			known.Model.Name = transcript.ModelName(o.model)
+		}
+		base = known
+	}
 	if w := window(sessions, o.model); w > 0 {
 		base.Model.ContextWindow = w
-	}
-	if o.model != "" {
-		base.Model.Name = o.model
 	}
 	fit, err := sim.FitWorkload(ctx, &real, sim.FitOptions{Base: base, Episodes: o.episodes, Rounds: o.rounds, Seed: o.seed, Workers: o.workers})
 	if err != nil {
