@@ -34,7 +34,16 @@ func (constTools) Run(context.Context, loop.ToolCall) (loop.ToolOutcome, error) 
 
 // BenchmarkTurn reports the loop's own cost per turn for episodes of 10,
 // 100 and 1,000 turns; it should stay flat as the history grows.
-func BenchmarkTurn(b *testing.B) {
+func BenchmarkTurn(b *testing.B) { benchmarkTurn(b, nil) }
+
+// BenchmarkTurnObserved is BenchmarkTurn with an Observer that sees every
+// event (as the simulator runs the loop): the state records are built.
+func BenchmarkTurnObserved(b *testing.B) {
+	n := 0
+	benchmarkTurn(b, func(loop.Event) { n++ })
+}
+
+func benchmarkTurn(b *testing.B, observer func(loop.Event)) {
 	for _, profile := range []string{"claude-code", "seed"} {
 		for _, turns := range []int{10, 100, 1000} {
 			b.Run(fmt.Sprintf("%s/turns=%d", profile, turns), func(b *testing.B) {
@@ -48,7 +57,7 @@ func BenchmarkTurn(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					m := &toolLoopModel{turns: turns, ids: ids}
 					cfg := loop.Config{Policy: p, Model: m, Primary: loop.ModelInfo{Name: "m", ContextWindow: 10_000_000, MaxOutputTokens: 64_000},
-						Tools: constTools{}, DiscardTrace: true}
+						Tools: constTools{}, DiscardTrace: true, Observer: observer}
 					res, err := loop.Run(context.Background(), cfg, []loop.Message{loop.UserText("go")})
 					if err != nil || res.Terminal != loop.Completed {
 						b.Fatalf("%v %s", err, res.Terminal)

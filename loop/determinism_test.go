@@ -5,8 +5,10 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
 )
 
 // busyFixture exercises concurrency (safe tools run together, the summary
@@ -57,7 +59,7 @@ func TestObserverSeesEveryEventAsItHappens(t *testing.T) {
 	f = busyFixture()
 	f.tools.Cancel = nil
 	model := &fakemodel.Model{Script: f.script, Window: sonnet.ContextWindow}
-	cfg := loop.Config{Policy: loop.Seed(), Model: model, Primary: sonnet, Tools: f.tools, StopHooks: f.hooks,
+	cfg := loop.Config{Policy: loop.Seed(), Model: model, Primary: sonnet, ToolNames: []string{"Read", "Bash"}, Tools: f.tools, StopHooks: f.hooks,
 		Summarizer: f.summary, DiscardTrace: true, Observer: func(e loop.Event) { seen = append(seen, e) }}
 	res, err := loop.Run(t.Context(), cfg, []loop.Message{loop.UserText("fix the bug")})
 	if err != nil {
@@ -69,7 +71,5 @@ func TestObserverSeesEveryEventAsItHappens(t *testing.T) {
 	var a, b bytes.Buffer
 	ctxRes.Trace.WriteJSONL(&a)
 	seen.WriteJSONL(&b)
-	if !bytes.Equal(a.Bytes(), b.Bytes()) {
-		t.Errorf("observer saw a different trace")
-	}
+	assert.Empty(t, cmp.Diff(a.String(), b.String()), "the observer saw a different trace (-run +observer)")
 }

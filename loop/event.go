@@ -22,6 +22,7 @@ const (
 	KindStopHook       EventKind = "stop_hook"
 	KindStopFailure    EventKind = "stop_failure_hook"
 	KindTransition     EventKind = "transition"
+	KindState          EventKind = "state"
 	KindTerminal       EventKind = "terminal"
 )
 
@@ -172,10 +173,16 @@ type Notice struct {
 	Text string `json:"text"`
 }
 
-// ToolSummary is the previous iteration's tool-use summary, emitted.
+// ToolSummary is the previous iteration's tool-use summary, emitted; or,
+// with Unsent, a summary still pending when the run ended, which no
+// iteration emitted.
 type ToolSummary struct {
 	Text  string `json:"text,omitempty"`
 	Error string `json:"error,omitempty"`
+	// Batch are the tool_use IDs of the batch summarised.
+	Batch []string `json:"batch,omitempty"`
+	// Unsent marks a summary the run ended before emitting.
+	Unsent bool `json:"unsent,omitempty"`
 }
 
 // ToolBatch is the set of tool_use blocks about to run.
@@ -340,6 +347,8 @@ func newEvent(k EventKind) (Event, bool) {
 		return &StopFailureHook{}, true
 	case KindTransition:
 		return &TransitionEvent{}, true
+	case KindState:
+		return &StateRecord{}, true
 	case KindTerminal:
 		return &TerminalEvent{}, true
 	}

@@ -28,11 +28,13 @@ func (r *run) loop(ctx context.Context, s State) *Result {
 	for {
 		if limit > 0 && r.stats.Iterations >= limit {
 			r.emit(Notice{Text: fmt.Sprintf("halted by the harness: iteration limit %d reached without a terminal", limit)})
-			s.settle()
+			r.settle(&s)
 			return &Result{State: s, Trace: r.trace, Stats: r.stats, Halted: true}
 		}
 		r.stats.Iterations++
 		r.emit(IterationStart{Iteration: r.stats.Iterations, Turn: s.TurnCount, Messages: len(s.Messages)})
+		// the transition's diff covers the whole iteration
+		r.iterStart = s
 
 		// 2.1 prepare messages
 		limits := r.p.Limits(r.model)
@@ -57,15 +59,7 @@ func (r *run) loop(ctx context.Context, s State) *Result {
 		}
 
 		// 2.4 after the stream
-		if s.PendingToolUseSummary != nil {
-			text, err := s.PendingToolUseSummary.wait()
-			ev := ToolSummary{Text: text}
-			if err != nil {
-				ev.Error = err.Error()
-			}
-			r.emit(ev)
-			s.PendingToolUseSummary = nil
-		}
+		r.emitSummary(&s)
 
 		var res *Result
 		if out.apiError != nil || len(out.toolUses) == 0 {

@@ -139,6 +139,7 @@ func (r *run) resize(msgs []Message) []Message {
 	}
 	// entries may have changed in place: measure afresh
 	r.sizes = sizeCache{}
+	r.rec.edited = true
 	return msgs
 }
 

@@ -43,6 +43,11 @@ type run struct {
 	validInputs [8]string
 	nextValid   int
 
+	// iterStart is the state the iteration started from; rec remembers
+	// the history of the last state record.
+	iterStart State
+	rec       recorder
+
 	compactor Compactor
 	snipper   Snipper
 	micro     Microcompactor
@@ -174,7 +179,8 @@ func (r *run) observe(e Event) {
 // finish ends the run.
 func (r *run) finish(s State, history []Message, t Terminal, msg string) *Result {
 	s.Messages = history
-	s.settle()
+	r.recordState(&s)
+	r.settle(&s)
 	r.emit(TerminalEvent{Terminal: t, Turn: s.TurnCount, Iterations: r.stats.Iterations, Message: msg})
 	return &Result{Terminal: t, State: s, Trace: r.trace, Stats: r.stats}
 }
@@ -194,7 +200,8 @@ func (r *run) advanceDropping(s State, t Transition, messages []Message, dropped
 	for _, e := range edit {
 		next = e(next)
 	}
-	r.emit(TransitionEvent{Transition: t, Changes: diffState(s, next), Dropped: dropped})
+	r.emit(TransitionEvent{Transition: t, Changes: diffState(r.iterStart, next), Dropped: dropped})
+	r.recordState(&next)
 	return next
 }
 

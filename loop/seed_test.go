@@ -377,7 +377,8 @@ func TestSeedToolUseSummaryEmittedNextIteration(t *testing.T) {
 		kinds = append(kinds, e.EventKind())
 	}
 	want := []loop.EventKind{loop.KindIterationStart, loop.KindRequest, loop.KindResponse, loop.KindToolBatch, loop.KindToolResult,
-		loop.KindTransition, loop.KindIterationStart, loop.KindRequest, loop.KindResponse, loop.KindToolSummary, loop.KindTerminal}
+		loop.KindTransition, loop.KindState, loop.KindIterationStart, loop.KindRequest, loop.KindResponse, loop.KindToolSummary,
+		loop.KindState, loop.KindTerminal}
 	if diff := cmp.Diff(want, kinds); diff != "" {
 		t.Errorf("event kinds (-want +got):\n%s", diff)
 	}

@@ -11,13 +11,15 @@ type ToolUseSummarizer interface {
 
 // PendingSummary is a summary being produced in the background.
 type PendingSummary struct {
-	done chan struct{}
-	text string
-	err  error
+	// batch are the tool_use IDs of the batch summarised.
+	batch []string
+	done  chan struct{}
+	text  string
+	err   error
 }
 
-func startSummary(ctx context.Context, s ToolUseSummarizer, calls []ToolCall, results []Message) *PendingSummary {
-	p := &PendingSummary{done: make(chan struct{})}
+func startSummary(ctx context.Context, s ToolUseSummarizer, batch []string, calls []ToolCall, results []Message) *PendingSummary {
+	p := &PendingSummary{batch: batch, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		defer func() {
@@ -30,11 +32,31 @@ func startSummary(ctx context.Context, s ToolUseSummarizer, calls []ToolCall, re
 	return p
 }
 
-// settle waits for a pending summary the run will not emit (it ends) and
-// drops it, so no goroutine outlives the run.
-func (s *State) settle() {
-	if s.PendingToolUseSummary != nil {
-		s.PendingToolUseSummary.wait()
+// settle waits for a pending summary the run will not emit (it ends),
+// records it as unsent and drops it, so no goroutine outlives the run and
+// no summary vanishes without an event.
+func (r *run) settle(s *State) {
+	if p := s.PendingToolUseSummary; p != nil {
+		text, err := p.wait()
+		ev := ToolSummary{Text: text, Batch: p.batch, Unsent: true}
+		if err != nil {
+			ev.Error = err.Error()
+		}
+		r.emit(ev)
+		s.PendingToolUseSummary = nil
+	}
+}
+
+// emitSummary emits the pending summary of the previous iteration (SPEC
+// §2.4).
+func (r *run) emitSummary(s *State) {
+	if p := s.PendingToolUseSummary; p != nil {
+		text, err := p.wait()
+		ev := ToolSummary{Text: text, Batch: p.batch}
+		if err != nil {
+			ev.Error = err.Error()
+		}
+		r.emit(ev)
 		s.PendingToolUseSummary = nil
 	}
 }

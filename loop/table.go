@@ -2,7 +2,9 @@ package loop
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // after returns s as the continue t leaves it: the SPEC §3 table, plus the
@@ -51,6 +53,18 @@ func (s State) after(t Transition) State {
 	return n
 }
 
+// reactiveAttempts is how many reactive compactions ran in this stretch,
+// as the guard reads it: none unless hasAttemptedReactiveCompact is set
+// (the seed's one-shot guard), and then the count, which only a profile
+// allowing more than one needs. The count is reset and raised by the
+// same transitions that reset and set the flag.
+func (s State) reactiveAttempts() int {
+	if !s.HasAttemptedReactiveCompact {
+		return 0
+	}
+	return max(s.ReactiveCompactsInRow, 1)
+}
+
 // diffState lists the state fields that differ between a and b, by the
 // names the trace uses, in a fixed order.
 func diffState(a, b State) []FieldChange {
@@ -72,6 +86,12 @@ func diffState(a, b State) []FieldChange {
 	if a.ToolUseContext.Model != b.ToolUseContext.Model {
 		add("model", a.ToolUseContext.Model, b.ToolUseContext.Model)
 	}
+	if !slices.Equal(a.ToolUseContext.Tools, b.ToolUseContext.Tools) {
+		add("tools", strings.Join(a.ToolUseContext.Tools, ","), strings.Join(b.ToolUseContext.Tools, ","))
+	}
+	if a.ToolUseContext.AgentID != b.ToolUseContext.AgentID {
+		add("agent_id", a.ToolUseContext.AgentID, b.ToolUseContext.AgentID)
+	}
 	if a.AutoCompactTracking != b.AutoCompactTracking {
 		if ta, tb := trackingString(a.AutoCompactTracking), trackingString(b.AutoCompactTracking); ta != tb {
 			add("auto_compact_tracking", ta, tb)
@@ -81,6 +101,9 @@ func diffState(a, b State) []FieldChange {
 	bools("has_attempted_reactive_compact", a.HasAttemptedReactiveCompact, b.HasAttemptedReactiveCompact)
 	if a.MaxOutputTokensOverride != b.MaxOutputTokensOverride {
 		add("max_output_tokens_override", overrideString(a.MaxOutputTokensOverride), overrideString(b.MaxOutputTokensOverride))
+	}
+	if a.PendingToolUseSummary != b.PendingToolUseSummary {
+		add("pending_tool_use_summary", pendingString(a.PendingToolUseSummary), pendingString(b.PendingToolUseSummary))
 	}
 	bools("stop_hook_active", a.StopHookActive, b.StopHookActive)
 	ints("turn_count", a.TurnCount, b.TurnCount)
@@ -103,6 +126,13 @@ func trackingString(t *AutoCompactTracking) string {
 	}
 	return fmt.Sprintf("{compacted:%t turn_id:%s turn_counter:%d failures:%d replies:%d rapid_refills:%d}",
 		t.Compacted, t.TurnID, t.TurnCounter, t.ConsecutiveFailures, t.RepliesSinceCompact, t.RapidRefills)
+}
+
+func pendingString(p *PendingSummary) string {
+	if p == nil {
+		return "none"
+	}
+	return "batch " + strings.Join(p.batch, ",")
 }
 
 func overrideString(n int) string {

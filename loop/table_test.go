@@ -94,8 +94,8 @@ func delta(a, b int) string {
 }
 
 func TestAdvanceRecordsChangedFields(t *testing.T) {
-	r := &run{}
 	s := State{TurnCount: 1, MaxOutputTokensRecoveryCount: 2, Transition: MaxOutputTokensRecovery}
+	r := &run{iterStart: s}
 	n := r.advance(s, NextTurn, []Message{{ID: "a"}, {ID: "b"}})
 	if n.TurnCount != 2 || len(n.Messages) != 2 {
 		t.Fatalf("advance: turn %d, %d messages", n.TurnCount, len(n.Messages))

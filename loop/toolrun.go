@@ -55,7 +55,7 @@ func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out stream
 		for i := range runs {
 			calls[i] = runs[i].call
 		}
-		s.PendingToolUseSummary = startSummary(ctx, r.cfg.Summarizer, calls, []Message{result})
+		s.PendingToolUseSummary = startSummary(ctx, r.cfg.Summarizer, out.toolUseIDs, calls, []Message{result})
 	}
 	if next := s.TurnCount + 1; p.MaxTurns > 0 && next > p.MaxTurns {
 		r.emit(Notice{Text: MaxTurnsNotice})

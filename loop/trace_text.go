@@ -72,10 +72,17 @@ func Describe(e Event) string {
 	case Notice:
 		return fmt.Sprintf("%-12s %s", "notice", x.Text)
 	case ToolSummary:
-		if x.Error != "" {
-			return fmt.Sprintf("%-12s failed: %s", "summary", x.Error)
+		s := "summary"
+		if x.Unsent {
+			s = "unsent summary (the run ended)"
 		}
-		return fmt.Sprintf("%-12s %s", "summary", x.Text)
+		if len(x.Batch) > 0 {
+			s += " of " + strings.Join(x.Batch, " ")
+		}
+		if x.Error != "" {
+			return fmt.Sprintf("%-12s failed: %s", s, x.Error)
+		}
+		return fmt.Sprintf("%-12s: %s", s, x.Text)
 	case ToolBatch:
 		return fmt.Sprintf("%-12s %s", "tools", strings.Join(x.ToolUses, " "))
 	case ToolResultEvent:
@@ -120,8 +127,61 @@ func Describe(e Event) string {
 			parts = append(parts, fmt.Sprintf("%s %s->%s", c.Field, c.From, c.To))
 		}
 		return fmt.Sprintf("=> %s  [%s]", x.Transition, strings.Join(parts, ", "))
+	case StateRecord:
+		return describeState(x)
 	case TerminalEvent:
 		return fmt.Sprintf("=> terminal %s (turn %d, %d iterations)", x.Terminal, x.Turn, x.Iterations)
 	}
 	return fmt.Sprintf("%s %+v", e.EventKind(), e)
+}
+
+// describeState renders a state record on one line: the ten fields, the
+// ones at their initial value left out but for turn and messages.
+func describeState(x StateRecord) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-12s turn %d", "state", x.TurnCount)
+	if x.Transition != "" {
+		fmt.Fprintf(&b, ", after %s", x.Transition)
+	}
+	if x.MaxOutputTokensRecoveryCount > 0 {
+		fmt.Fprintf(&b, ", recoveries %d", x.MaxOutputTokensRecoveryCount)
+	}
+	if x.HasAttemptedReactiveCompact {
+		b.WriteString(", reactive compact attempted")
+	}
+	if x.MaxOutputTokensOverride > 0 {
+		fmt.Fprintf(&b, ", max_tokens override %d", x.MaxOutputTokensOverride)
+	}
+	if x.StopHookActive {
+		b.WriteString(", stop hook active")
+	}
+	if t := x.AutoCompactTracking; t != nil {
+		fmt.Fprintf(&b, ", auto-compact {compacted %t, %s, turn %d, failures %d}", t.Compacted, t.TurnID, t.TurnCounter, t.ConsecutiveFailures)
+	}
+	if p := x.PendingToolUseSummary; p != nil {
+		fmt.Fprintf(&b, ", summary pending for %s", strings.Join(p.Batch, " "))
+	}
+	fmt.Fprintf(&b, "; model %s", x.ToolUseContext.Model)
+	if x.ToolUseContext.AgentID != "" {
+		fmt.Fprintf(&b, ", agent %s", x.ToolUseContext.AgentID)
+	}
+	m := x.Messages
+	fmt.Fprintf(&b, "; %d messages, %d tokens", m.Count, m.Tokens)
+	if len(m.Added) > 0 {
+		ids := make([]string, len(m.Added))
+		for i, a := range m.Added {
+			ids[i] = a.ID
+		}
+		if len(ids) > 6 {
+			ids = append(ids[:3], "...", ids[len(ids)-2], ids[len(ids)-1])
+		}
+		fmt.Fprintf(&b, " (+%d: %s)", len(m.Added), strings.Join(ids, " "))
+	}
+	if len(m.Removed) > 0 {
+		fmt.Fprintf(&b, " (-%d)", len(m.Removed))
+	}
+	if len(m.Resized) > 0 {
+		fmt.Fprintf(&b, " (%d resized)", len(m.Resized))
+	}
+	return b.String()
 }

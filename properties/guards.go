@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/loopsim/loopsim/loop"
@@ -10,13 +11,56 @@ import (
 // reactive_compact_retry between two resets of hasAttemptedReactiveCompact
 // (next_turn, token_budget_continuation).
 func checkOneReactiveCompact(r Run) []Violation {
-	return stretchCounter{
+	out := stretchCounter{
 		name:   "one_reactive_compact",
 		count:  loop.ReactiveCompactRetry,
 		resets: []loop.Transition{loop.NextTurn, loop.TokenBudgetContinuation},
 		bound:  r.Policy.MaxReactiveCompactsInRow,
 		field:  "max_reactive_compacts_in_row",
 	}.check(r.Result.Trace)
+	return append(out, checkReactiveFlag(r)...)
+}
+
+// checkReactiveFlag reads hasAttemptedReactiveCompact from the state
+// records: a reactive_compact_retry leaves it set, the resets clear it,
+// other transitions keep it, and under a one-shot policy no reactive
+// compaction runs while it is set. A flag the loop failed to set (or
+// reset) shows here even when a count kept the loop's behaviour right.
+func checkReactiveFlag(r Run) []Violation {
+	var out []Violation
+	flag := false
+	var last loop.Transition
+	for i, e := range r.Result.Trace {
+		switch x := e.(type) {
+		case loop.TransitionEvent:
+			last = x.Transition
+			if x.Transition == loop.ReactiveCompactRetry && flag && r.Policy.MaxReactiveCompactsInRow == 1 {
+				out = append(out, Violation{Invariant: "one_reactive_compact", Event: i,
+					Detail: "reactive_compact_retry while hasAttemptedReactiveCompact was already set (max_reactive_compacts_in_row 1)"})
+			}
+		case loop.StateRecord:
+			want := flag
+			switch last {
+			case loop.ReactiveCompactRetry:
+				want = true
+			case loop.NextTurn, loop.TokenBudgetContinuation:
+				want = false
+			}
+			if x.HasAttemptedReactiveCompact != want {
+				out = append(out, Violation{Invariant: "one_reactive_compact", Event: i,
+					Detail: fmt.Sprintf("hasAttemptedReactiveCompact is %t after %s, want %t", x.HasAttemptedReactiveCompact, transitionName(last), want)})
+			}
+			flag, last = x.HasAttemptedReactiveCompact, ""
+		}
+	}
+	return out
+}
+
+func transitionName(t loop.Transition) string {
+	if t == "" {
+		return "an iteration that ended"
+	}
+	return string(t)
 }
 
 // checkThreeRecoveries: at most Policy.MaxOutputRecoveries

@@ -117,6 +117,29 @@ func TestOneReactiveCompact(t *testing.T) {
 	expect(t, "one_reactive_compact", runOf(seed, nil, nil, turnBetween...))
 }
 
+// The state records carry hasAttemptedReactiveCompact: the invariant
+// reads the flag itself, so a loop that forgets to set (or reset) it is
+// caught even while its count keeps the behaviour right.
+func TestOneReactiveCompactReadsTheFlag(t *testing.T) {
+	seed, cc := loop.Seed(), loop.ClaudeCode()
+	rec := func(flag bool) loop.StateRecord {
+		return loop.StateRecord{TurnCount: 1, HasAttemptedReactiveCompact: flag}
+	}
+	ok := []loop.Event{iter(1), tr(loop.ReactiveCompactRetry), rec(true), iter(2), tr(loop.StopHookBlocking), rec(true),
+		iter(3), tr(loop.NextTurn), rec(false)}
+	expect(t, "one_reactive_compact", runOf(seed, nil, nil, ok...))
+	notSet := []loop.Event{iter(1), tr(loop.ReactiveCompactRetry), rec(false)}
+	expect(t, "one_reactive_compact", runOf(seed, nil, nil, notSet...), 2)
+	expect(t, "one_reactive_compact", runOf(cc, nil, nil, notSet...), 2)
+	notReset := []loop.Event{iter(1), tr(loop.ReactiveCompactRetry), rec(true), iter(2), tr(loop.NextTurn), rec(true)}
+	expect(t, "one_reactive_compact", runOf(seed, nil, nil, notReset...), 5)
+	// a compaction while the flag is set: one too many for the seed, the
+	// second of two for claude-code
+	again := []loop.Event{iter(1), tr(loop.ReactiveCompactRetry), rec(true), iter(2), tr(loop.ReactiveCompactRetry), rec(true)}
+	expect(t, "one_reactive_compact", runOf(seed, nil, nil, again...), 4, 4)
+	expect(t, "one_reactive_compact", runOf(cc, nil, nil, again...))
+}
+
 func TestThreeRecoveries(t *testing.T) {
 	p := loop.Seed()
 	four := []loop.Event{tr(loop.MaxOutputTokensRecovery), tr(loop.MaxOutputTokensRecovery), tr(loop.MaxOutputTokensRecovery), tr(loop.MaxOutputTokensRecovery)}

@@ -1,0 +1,147 @@
+package loop
+
+// StateRecord is the state the loop carries out of an iteration: the ten
+// fields of SPEC §1, recorded at the end of every iteration (after its
+// transition, or just before its terminal). Messages are recorded as IDs
+// and sizes, as a change from the previous record (the first record lists
+// the whole history), so a record costs what the iteration changed, not
+// the length of the history.
+type StateRecord struct {
+	TurnCount                    int        `json:"turn_count"`
+	Transition                   Transition `json:"transition,omitempty"`
+	MaxOutputTokensRecoveryCount int        `json:"max_output_tokens_recovery_count"`
+	HasAttemptedReactiveCompact  bool       `json:"has_attempted_reactive_compact"`
+	// MaxOutputTokensOverride is zero when unset.
+	MaxOutputTokensOverride int  `json:"max_output_tokens_override,omitempty"`
+	StopHookActive          bool `json:"stop_hook_active"`
+	// AutoCompactTracking is nil until an auto-compact ran (or failed).
+	AutoCompactTracking *AutoCompactTracking `json:"auto_compact_tracking,omitempty"`
+	// PendingToolUseSummary is nil when no summary is pending.
+	PendingToolUseSummary *PendingRecord `json:"pending_tool_use_summary,omitempty"`
+	ToolUseContext        ToolUseContext `json:"tool_use_context"`
+	Messages              MessagesRecord `json:"messages"`
+}
+
+// PendingRecord names the tool batch whose summary is being produced.
+type PendingRecord struct {
+	// Batch are the tool_use IDs of the batch.
+	Batch []string `json:"batch"`
+}
+
+// MessagesRecord is the history at the end of an iteration: its length and
+// size, and how it differs from the history of the previous record.
+type MessagesRecord struct {
+	Count  int `json:"count"`
+	Tokens int `json:"tokens"`
+	// Added are the messages not in the previous record, in history order.
+	Added []MessageRef `json:"added,omitempty"`
+	// Removed are the IDs of the previous record's messages that left.
+	Removed []string `json:"removed,omitempty"`
+	// Resized are messages kept whose size changed (microcompact, the
+	// tool-result budget), with the new size.
+	Resized []MessageRef `json:"resized,omitempty"`
+}
+
+// MessageRef is one message by ID and size.
+type MessageRef struct {
+	ID     string `json:"id"`
+	Tokens int    `json:"tokens"`
+}
+
+// EventKind implements [Event].
+func (StateRecord) EventKind() EventKind { return KindState }
+
+// recorder remembers the history of the last state record.
+type recorder struct {
+	refs []MessageRef
+	// first is the address of the first message of the last recorded
+	// history: while it and the last ID match and nothing was edited in
+	// place, the new history extends the recorded one.
+	first *Message
+	// edited is set when a stage changed messages in place since the
+	// last record.
+	edited bool
+	tokens int
+}
+
+// recording reports whether state records are made: something keeps or
+// sees the trace.
+func (r *run) recording() bool { return !r.cfg.DiscardTrace || r.cfg.Observer != nil }
+
+// recordState emits the state record of s.
+func (r *run) recordState(s *State) {
+	if !r.recording() {
+		return
+	}
+	ev := StateRecord{
+		TurnCount: s.TurnCount, Transition: s.Transition, MaxOutputTokensRecoveryCount: s.MaxOutputTokensRecoveryCount,
+		HasAttemptedReactiveCompact: s.HasAttemptedReactiveCompact, MaxOutputTokensOverride: s.MaxOutputTokensOverride,
+		StopHookActive: s.StopHookActive, ToolUseContext: s.ToolUseContext,
+	}
+	if t := s.AutoCompactTracking; t != nil {
+		c := *t
+		ev.AutoCompactTracking = &c
+	}
+	if p := s.PendingToolUseSummary; p != nil {
+		ev.PendingToolUseSummary = &PendingRecord{Batch: p.batch}
+	}
+	ev.Messages = r.rec.diff(s.Messages)
+	r.emit(ev)
+}
+
+// diff records h and returns how it differs from the last recorded history.
+func (c *recorder) diff(h []Message) MessagesRecord {
+	n := len(c.refs)
+	if n > 0 && !c.edited && len(h) >= n && &h[0] == c.first && h[n-1].ID == c.refs[n-1].ID {
+		// the history grew in place: only the appended messages are new
+		for _, m := range h[n:] {
+			c.refs = append(c.refs, MessageRef{ID: m.ID, Tokens: m.Tokens})
+			c.tokens += m.Tokens
+		}
+		return MessagesRecord{Count: len(h), Tokens: c.tokens, Added: c.refs[n:len(c.refs):len(c.refs)]}
+	}
+	var out MessagesRecord
+	refs := make([]MessageRef, len(h))
+	tokens := 0
+	for i, m := range h {
+		refs[i] = MessageRef{ID: m.ID, Tokens: m.Tokens}
+		tokens += m.Tokens
+	}
+	// the common prefix, position by position
+	k := 0
+	for ; k < n && k < len(h) && h[k].ID == c.refs[k].ID; k++ {
+		if h[k].Tokens != c.refs[k].Tokens {
+			out.Resized = append(out.Resized, refs[k])
+		}
+	}
+	if k < n {
+		old := make(map[string]int, n-k)
+		for _, x := range c.refs[k:] {
+			old[x.ID] = x.Tokens
+		}
+		for _, x := range refs[k:] {
+			t, ok := old[x.ID]
+			switch {
+			case !ok:
+				out.Added = append(out.Added, x)
+			case t != x.Tokens:
+				out.Resized = append(out.Resized, x)
+			}
+			delete(old, x.ID)
+		}
+		for _, x := range c.refs[k:] {
+			if _, ok := old[x.ID]; ok {
+				out.Removed = append(out.Removed, x.ID)
+			}
+		}
+	} else if k < len(h) {
+		out.Added = refs[k:len(refs):len(refs)]
+	}
+	c.refs, c.tokens, c.edited = refs, tokens, false
+	c.first = nil
+	if len(h) > 0 {
+		c.first = &h[0]
+	}
+	out.Count, out.Tokens = len(h), tokens
+	return out
+}
