@@ -1,0 +1,132 @@
+package sdkmodel
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+
+	"github.com/loopsim/loopsim/loop"
+)
+
+// failure turns an error of a call into what the loop's seam returns: a
+// [*loop.RequestError] when [Classify] knows it, else the error wrapped.
+// events is how many stream events arrived before it (-1: not a stream).
+func failure(err error, events int) error {
+	if re := Classify(err); re != nil {
+		if re.Kind == loop.ErrConnection && events > 0 {
+			re.Message = fmt.Sprintf("the connection dropped after %d stream events: %s", events, re.Message)
+		}
+		return re
+	}
+	return fmt.Errorf("sdkmodel: %w", err)
+}
+
+// Classify says which [loop.ErrorKind] an error of an SDK call is, as the
+// package documentation lists; nil means the error is neither an API
+// error nor a failed connection. The message is the API's error.message,
+// verbatim.
+func Classify(err error) *loop.RequestError {
+	var aerr *anthropic.Error
+	if errors.As(err, &aerr) {
+		return classifyAPI(aerr)
+	}
+	if connectionFailed(err) {
+		return &loop.RequestError{Kind: loop.ErrConnection, Message: err.Error()}
+	}
+	return nil
+}
+
+// classifyAPI classifies an error the API answered with.
+func classifyAPI(aerr *anthropic.Error) *loop.RequestError {
+	msg := aerr.Message
+	if msg == "" {
+		msg = strings.TrimSpace(aerr.RawJSON())
+	}
+	if msg == "" {
+		msg = http.StatusText(aerr.StatusCode)
+	}
+	status := aerr.StatusCode
+	re := &loop.RequestError{Status: status, Message: msg}
+	if aerr.Response != nil {
+		re.RetryAfterMS = retryAfterMS(aerr.Response.Header)
+	}
+	switch {
+	case status >= 200 && status < 300:
+		// an error event in a stream the API had accepted
+		re.Kind, re.Status = loop.ErrStream, 0
+	case status == http.StatusBadRequest && strings.Contains(strings.ToLower(msg), "prompt is too long"):
+		re.Kind = loop.ErrPromptTooLong
+	case status == http.StatusBadRequest && mediaTooLarge(aerr, msg):
+		re.Kind = loop.ErrMediaTooLarge
+	case status == http.StatusBadRequest:
+		re.Kind = loop.ErrInvalidRequest
+	case status == http.StatusRequestEntityTooLarge:
+		re.Kind = loop.ErrRequestTooLarge
+	case status == http.StatusTooManyRequests:
+		re.Kind = loop.ErrRateLimited
+	case status == 529:
+		re.Kind = loop.ErrOverloaded
+	case status >= 500 && status <= 599:
+		re.Kind = loop.ErrServer
+	default:
+		re.Kind = loop.ErrOther
+	}
+	return re
+}
+
+// mediaTooLarge reports whether a 400 rejects an image or a document for
+// its size: the error code says so, or the message says an image, PDF or
+// document "exceeds" a maximum.
+func mediaTooLarge(aerr *anthropic.Error, msg string) bool {
+	if aerr.ErrorCode() == anthropic.ErrorCodeImageDimensionsTooLarge {
+		return true
+	}
+	m := strings.ToLower(msg)
+	if !strings.Contains(m, "exceed") {
+		return false
+	}
+	for _, w := range []string{"image", "pdf", "document"} {
+		if strings.Contains(m, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// retryAfterMS reads retry-after-ms, else retry-after in seconds; zero
+// when neither is a usable number (an HTTP date would need a clock and is
+// ignored).
+func retryAfterMS(h http.Header) int {
+	parse := func(v string, scale float64) int {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(f) || f <= 0 || f*scale > math.MaxInt32 {
+			return 0
+		}
+		return int(math.Round(f * scale))
+	}
+	if v := h.Get("retry-after-ms"); v != "" {
+		if ms := parse(v, 1); ms > 0 {
+			return ms
+		}
+	}
+	return parse(h.Get("retry-after"), 1000)
+}
+
+// connectionFailed reports whether err is a failed, reset, dropped or
+// timed-out connection rather than an answer.
+func connectionFailed(err error) bool {
+	var netErr net.Error
+	var urlErr *url.Error
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
+		errors.As(err, &netErr) || errors.As(err, &urlErr)
+}
