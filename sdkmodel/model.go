@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -23,6 +24,10 @@ const DefaultBaseURL = "https://api.anthropic.com"
 // request with a large max_tokens unless a timeout is set; the loop's
 // non-streaming retry asks for up to 64,000 tokens.
 const DefaultNonStreamingTimeout = 10 * time.Minute
+
+// InputTokensHeader is the header [Config.SendInputTokens] sets; it is
+// the one fakemodel/messagesapi reads.
+const InputTokensHeader = "Loopsim-Input-Tokens"
 
 // Config says where and how the Model calls the API. The Model reads no
 // environment variable: a caller that wants ANTHROPIC_API_KEY passes it.
@@ -47,6 +52,12 @@ type Config struct {
 	// NonStreamingTimeout bounds one non-streaming request; zero means
 	// [DefaultNonStreamingTimeout].
 	NonStreamingTimeout time.Duration
+	// SendInputTokens adds the loop's own count of each request's input
+	// tokens ([loop.Request].InputTokens) in the [InputTokensHeader]
+	// header. loopsim's fake server (fakemodel/messagesapi) then answers
+	// with the usage and prompt-too-long figures the in-process fakes give
+	// for that count; the real API ignores the header.
+	SendInputTokens bool
 	// Options are further SDK request options (headers, middleware),
 	// applied after the ones above. Retries stay off whatever they say.
 	Options []option.RequestOption
@@ -109,16 +120,20 @@ func (m *Model) Stream(ctx context.Context, req loop.Request, yield func(loop.Bl
 	if err != nil {
 		return loop.Response{}, err
 	}
-	if req.NonStreaming {
-		return m.single(ctx, params, yield)
+	var opts []option.RequestOption
+	if m.cfg.SendInputTokens {
+		opts = append(opts, option.WithHeader(InputTokensHeader, strconv.Itoa(req.InputTokens)))
 	}
-	return m.stream(ctx, params, yield)
+	if req.NonStreaming {
+		return m.single(ctx, params, yield, opts)
+	}
+	return m.stream(ctx, params, yield, opts)
 }
 
 // stream sends params as a streaming request, handing each finished block
 // to yield.
-func (m *Model) stream(ctx context.Context, params anthropic.MessageNewParams, yield func(loop.Block)) (loop.Response, error) {
-	s := m.client.Messages.NewStreaming(ctx, params)
+func (m *Model) stream(ctx context.Context, params anthropic.MessageNewParams, yield func(loop.Block), opts []option.RequestOption) (loop.Response, error) {
+	s := m.client.Messages.NewStreaming(ctx, params, opts...)
 	defer s.Close()
 	var acc accumulator
 	for s.Next() {
@@ -148,8 +163,8 @@ func (m *Model) stream(ctx context.Context, params anthropic.MessageNewParams, y
 }
 
 // single sends params as one non-streaming request.
-func (m *Model) single(ctx context.Context, params anthropic.MessageNewParams, yield func(loop.Block)) (loop.Response, error) {
-	msg, err := m.client.Messages.New(ctx, params, option.WithRequestTimeout(m.timeout))
+func (m *Model) single(ctx context.Context, params anthropic.MessageNewParams, yield func(loop.Block), opts []option.RequestOption) (loop.Response, error) {
+	msg, err := m.client.Messages.New(ctx, params, append(opts, option.WithRequestTimeout(m.timeout))...)
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return loop.Response{}, ctxErr
 	}
