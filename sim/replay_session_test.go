@@ -1,0 +1,106 @@
+package sim
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/loopsim/loopsim/transcript"
+)
+
+// growingSession is a session of n calls whose context grows by 4,000
+// tokens a call from 20,000 (300 of them output), with a compaction
+// before call compactAt (0: none) that leaves 35,000.
+func growingSession(n, compactAt int) *transcript.Session {
+	s := &transcript.Session{Name: "growing.jsonl", Format: transcript.ClaudeCode}
+	ctx := 20_000
+	for i := range n {
+		if i == compactAt && compactAt > 0 {
+			s.Events = append(s.Events, transcript.Event{Kind: transcript.EventCompaction, Compaction: transcript.Compaction{Auto: true, PreTokens: ctx}})
+			ctx = 35_000
+		}
+		s.Events = append(s.Events, transcript.Event{Kind: transcript.EventCall, Call: transcript.Call{Model: "claude-opus-4-6",
+			Usage: transcript.Usage{CacheRead: ctx - 3_700, CacheWrite: 3_700, Output: 300}, Tools: 1}})
+		ctx += 4_000
+	}
+	return s
+}
+
+// TestReplaySessionReproducesTheContext: replayed under a policy that
+// never compacts within the session, the context at each call is the
+// real one.
+func TestReplaySessionReproducesTheContext(t *testing.T) {
+	s := growingSession(30, 0)
+	set, err := NewSetting("claude-code")
+	require.NoError(t, err)
+	r, err := ReplaySession(context.Background(), s, []Setting{set}, DefaultPrices)
+	require.NoError(t, err)
+	side := r.Sides[0]
+	assert.Equal(t, "completed", side.Terminal)
+	assert.Equal(t, 30, side.Replayed())
+	require.Len(t, side.Contexts, 30)
+	for i, c := range side.Contexts {
+		assert.InDelta(t, r.Real.Contexts[i], c, 50, "call %d", i)
+	}
+	assert.Empty(t, side.Compactions)
+	assert.InEpsilon(t, r.Real.Tokens, side.Tokens, 0.01)
+}
+
+// TestReplaySessionCounterfactual: the real session compacted at 164k
+// (call 37); a larger auto-compact buffer compacts earlier and twice,
+// and the replay of the profile as it is compacts where the real one did.
+func TestReplaySessionCounterfactual(t *testing.T) {
+	s := growingSession(60, 37)
+	base, err := NewSetting("claude-code")
+	require.NoError(t, err)
+	base, err = base.With("model", "claude-opus-4-6")
+	require.NoError(t, err)
+	cf, err := base.With("auto_compact_buffer", "80000")
+	require.NoError(t, err)
+	r, err := ReplaySession(context.Background(), s, []Setting{base, cf}, DefaultPrices)
+	require.NoError(t, err)
+	assert.Equal(t, []int{37}, r.Real.Compactions)
+	require.Len(t, r.Sides[0].Compactions, 1)
+	assert.InDelta(t, 37, r.Sides[0].Compactions[0], 2, "the profile as it is compacts where the real agent did")
+	require.GreaterOrEqual(t, len(r.Sides[1].Compactions), 2)
+	assert.Less(t, r.Sides[1].Compactions[0], 30)
+	assert.Less(t, r.Sides[1].Peak, r.Sides[0].Peak)
+	assert.Equal(t, "completed", r.Sides[1].Terminal)
+	assert.Equal(t, 60, r.Sides[1].Replayed())
+	assert.Len(t, r.Real.Notes, 1, "the real compaction's request is an estimate")
+
+	dir := t.TempDir()
+	file, err := PlotReplaySession(dir, "replay", r)
+	require.NoError(t, err)
+	st, err := os.Stat(filepath.Join(dir, file))
+	require.NoError(t, err)
+	assert.Positive(t, st.Size())
+}
+
+// TestReplaySessionOverflows: a model with a window smaller than the
+// session's context, under a policy that does not compact, ends
+// prompt_too_long or recovers reactively: never a hang, never an error.
+func TestReplaySessionOverflows(t *testing.T) {
+	s := growingSession(40, 0)
+	set, err := NewSetting("seed")
+	require.NoError(t, err)
+	set, err = set.With("auto_compact", "false")
+	require.NoError(t, err)
+	set, err = set.With("model.context_window", "100000")
+	require.NoError(t, err)
+	r, err := ReplaySession(context.Background(), s, []Setting{set}, DefaultPrices)
+	require.NoError(t, err)
+	assert.NotEmpty(t, r.Sides[0].Terminal)
+	assert.LessOrEqual(t, r.Sides[0].Peak, 100_000)
+}
+
+func TestReplaySessionNeedsCalls(t *testing.T) {
+	set, err := NewSetting("claude-code")
+	require.NoError(t, err)
+	_, err = ReplaySession(context.Background(), growingSession(1, 0), []Setting{set}, DefaultPrices)
+	assert.ErrorContains(t, err, "nothing to replay")
+}
