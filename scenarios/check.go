@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -50,9 +51,6 @@ func (c *checker) header() {
 	}
 	if strings.TrimSpace(sc.Description) == "" {
 		c.errorf("description", "missing: say what the scenario shows")
-	}
-	if sc.IterationLimit > MaxIterationLimit {
-		c.errorf("iteration_limit", "%d is above %d", sc.IterationLimit, MaxIterationLimit)
 	}
 }
 
@@ -134,6 +132,12 @@ func (c *checker) conversation() {
 		c.errorf("conversation", "missing: the starting history needs at least one message")
 		return
 	}
+	before := len(c.d.errs)
+	defer func() {
+		if len(c.d.errs) == before {
+			c.history()
+		}
+	}()
 	ids := map[string]string{}
 	uses := map[string]bool{}
 	for i, m := range sc.Conversation {
@@ -176,6 +180,9 @@ func (c *checker) conversation() {
 			if u.Name == "" {
 				c.errorf(p+".name", "missing: the tool's name")
 			}
+			if err := u.ValidateInput(); err != nil {
+				c.errorf(p+".input", "%v", err)
+			}
 			uses[u.ID] = true
 		}
 		for j, r := range m.ToolResults {
@@ -187,6 +194,25 @@ func (c *checker) conversation() {
 				c.errorf(p, "%q answers no earlier tool_use", r.ToolUseID)
 			}
 		}
+	}
+}
+
+// history checks the conversation as the loop will receive it against
+// the rules of [loop.ValidateHistory] (the first message is the user's,
+// every tool_use is answered exactly once, ...), reporting a broken rule
+// at the message that breaks it.
+func (c *checker) history() {
+	initial := make([]loop.Message, len(c.sc.Conversation))
+	for i, m := range c.sc.Conversation {
+		initial[i] = m.message()
+	}
+	var he *loop.HistoryError
+	switch err := loop.ValidateHistory(initial); {
+	case err == nil:
+	case errors.As(err, &he) && he.Index >= 0:
+		c.errorf(fmt.Sprintf("conversation[%d]", he.Index), "%s", he.Rule)
+	default:
+		c.errorf("conversation", "%v", err)
 	}
 }
 
@@ -266,6 +292,21 @@ func (c *checker) fakes() {
 			c.errorf(t.path+".slow", "a slow tool waits until the run is aborted, but no tool aborts it (give another tool abort: true, concurrent with this one)")
 		}
 	}
+	for _, t := range tools {
+		if err := t.tool.Validate(); err != nil {
+			c.errorf(t.path, "%v", err)
+		}
+	}
+	for i, o := range sc.StopHooks {
+		if err := o.Validate(); err != nil {
+			c.errorf(fmt.Sprintf("stop_hooks[%d]", i), "%v", err)
+		}
+	}
+	for i, o := range sc.Compactor {
+		if err := o.Validate(); err != nil {
+			c.errorf(fmt.Sprintf("compactor[%d]", i), "%v", err)
+		}
+	}
 	abortStep := slices.ContainsFunc(sc.allSteps(), hasAbortStep)
 	for i, o := range sc.Summarizer {
 		if o.Slow && !abortTool && !abortStep {
@@ -314,10 +355,16 @@ func (c *checker) expect() {
 	if e.Transitions == nil {
 		c.errorf("expect.transitions", "missing: the exact transition sequence ([] when the run never continues)")
 	}
+	total := 0
 	for i, entry := range e.Transitions {
-		if _, _, err := parseTransitionEntry(entry); err != nil {
+		_, n, err := parseTransitionEntry(entry)
+		if err != nil {
 			c.errorf(fmt.Sprintf("expect.transitions[%d]", i), "%v", err)
 		}
+		total += n
+	}
+	if limit := c.sc.iterationLimit(); total > limit {
+		c.errorf("expect.transitions", "%d transitions in all, but the run stops after %d iterations (iteration_limit), one transition each at most", total, limit)
 	}
 	for _, name := range sortedKeys(e.Counters) {
 		if _, ok := counter(name); !ok {
@@ -358,8 +405,9 @@ func parseTransitionEntry(entry string) (loop.Transition, int, error) {
 	if repeated {
 		var err error
 		n, err = strconv.Atoi(strings.TrimSpace(times))
-		if err != nil || n < 1 {
-			return "", 0, fmt.Errorf("%q: the count after * must be a whole number of 1 or more", entry)
+		if err != nil || n < 1 || n > MaxIterationLimit {
+			return "", 0, fmt.Errorf("%q: the count after * must be a whole number from 1 to %d (a run takes at most %d iterations, one transition each)",
+				entry, MaxIterationLimit, MaxIterationLimit)
 		}
 	}
 	t := loop.Transition(strings.TrimSpace(name))

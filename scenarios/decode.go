@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/loop"
 )
 
 // decoder turns a YAML node tree into Go values, strictly: a mapping key
@@ -268,7 +269,30 @@ func (d *decoder) integer(n *yaml.Node, path string, v reflect.Value) {
 	if words != nil {
 		want += " or " + wordList(words)
 	}
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" && allDigits(n.Value) {
+		// YAML reads a whole number too large for 64 bits as a float
+		most, why := intBound(path)
+		if v.Kind() == reflect.Uint64 {
+			d.errorf(n, path, "%s is above %d, the largest %s a scenario may state (64 bits)", n.Value, uint64(math.MaxUint64), fieldName(path))
+			return
+		}
+		d.errorf(n, path, "%s is above %d, %s", n.Value, most, why)
+		return
+	}
 	if _, ok := d.scalar(n, path, "!!int", want); !ok {
+		return
+	}
+	if v.Kind() == reflect.Uint64 {
+		var u uint64
+		if err := n.Decode(&u); err != nil {
+			if strings.HasPrefix(strings.TrimSpace(n.Value), "-") {
+				d.errorf(n, path, "%s is negative: every number in a scenario is zero or more", n.Value)
+				return
+			}
+			d.errorf(n, path, "%s is not a whole number from 0 to %d", n.Value, uint64(math.MaxUint64))
+			return
+		}
+		v.SetUint(u)
 		return
 	}
 	var x int64
@@ -276,16 +300,49 @@ func (d *decoder) integer(n *yaml.Node, path string, v reflect.Value) {
 		d.errorf(n, path, "%s does not fit in 64 bits", n.Value)
 		return
 	}
+	most, why := intBound(path)
 	switch {
 	case x < 0:
 		d.errorf(n, path, "%d is negative: every number in a scenario is zero or more", x)
-	case v.Kind() == reflect.Uint64:
-		v.SetUint(uint64(x))
+	case x > most:
+		d.errorf(n, path, "%d is above %d, %s", x, most, why)
 	case v.OverflowInt(x):
 		d.errorf(n, path, "%d is too large", x)
 	default:
 		v.SetInt(x)
 	}
+}
+
+// allDigits reports whether s is a non-empty run of decimal digits.
+func allDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// intBound is the largest whole number the field at path may hold, and
+// what the bound is, for the message. Every count a file states is
+// bounded, so nothing a small file says can make the loader, the fakes or
+// the loop allocate without limit or overflow a sum.
+func intBound(path string) (int64, string) {
+	switch fieldName(path) {
+	case "after":
+		return fakemodel.MaxAfter, "the most content blocks a stream may yield before it fails (fakemodel.MaxAfter)"
+	case "repeat", "times":
+		return fakemodel.MaxRepeat, "the most calls one step or outcome may answer (fakemodel.MaxRepeat)"
+	case "keep":
+		return fakemodel.MaxRepeat, "the most messages a compaction may keep (fakemodel.MaxRepeat)"
+	case "retry_after_ms":
+		return loop.MaxRetryAfterMS, "the longest retry-after a fault may carry, one day (loop.MaxRetryAfterMS)"
+	case "status":
+		return 599, "the largest HTTP status"
+	case "iteration_limit":
+		return MaxIterationLimit, "the most iterations a scenario may run (scenarios.MaxIterationLimit)"
+	}
+	return loop.MaxTokenCount, "the largest size or count a scenario may state (loop.MaxTokenCount)"
 }
 
 // float decodes a finite number that is zero or more.

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -27,6 +29,9 @@ const MaxFileSize = 1 << 20
 func Parse(name string, data []byte) (*Scenario, error) {
 	if len(data) > MaxFileSize {
 		return nil, ErrorList{{File: name, Msg: fmt.Sprintf("file is larger than %d bytes", MaxFileSize)}}
+	}
+	if e := textProblem(name, data); e != nil {
+		return nil, ErrorList{e}
 	}
 	root, err := document(name, data)
 	if err != nil {
@@ -58,14 +63,14 @@ func document(name string, data []byte) (*yaml.Node, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, ErrorList{{File: name, Msg: "empty file: a scenario is a mapping of fields (see scenarios/README.md)"}}
 		}
-		return nil, ErrorList{syntaxError(name, err)}
+		return nil, ErrorList{syntaxError(name, data, err)}
 	}
 	var extra yaml.Node
 	switch err := dec.Decode(&extra); {
 	case err == nil:
 		return nil, ErrorList{{File: name, Line: extra.Line, Column: extra.Column, Msg: "a file holds one scenario, but a second YAML document starts here"}}
 	case !errors.Is(err, io.EOF):
-		return nil, ErrorList{syntaxError(name, err)}
+		return nil, ErrorList{syntaxError(name, data, err)}
 	}
 	if len(doc.Content) != 1 {
 		return nil, ErrorList{{File: name, Msg: "empty file: a scenario is a mapping of fields (see scenarios/README.md)"}}
@@ -87,10 +92,21 @@ var parserProblems = []string{
 	"found duplicate %TAG directive",
 }
 
+var unknownAnchor = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$`)
+
 // syntaxError turns the YAML parser's error into an [*Error] on the line
-// it names.
-func syntaxError(name string, err error) *Error {
+// it names. The parser names no line for an alias to an undefined
+// anchor: the alias is found in data.
+func syntaxError(name string, data []byte, err error) *Error {
 	msg := err.Error()
+	if m := unknownAnchor.FindStringSubmatch(msg); m != nil {
+		e := &Error{File: name, Msg: fmt.Sprintf("alias *%s refers to no anchor (and anchors and aliases are not supported: write the value out)", m[1])}
+		at := regexp.MustCompile(`\*` + regexp.QuoteMeta(m[1]) + `(?:[\s,\]}:]|$)`).FindIndex(data)
+		if at != nil {
+			e.Line, e.Column = lineColumn(data, at[0])
+		}
+		return e
+	}
 	m := yamlLine.FindStringSubmatch(msg)
 	if m == nil {
 		return &Error{File: name, Msg: "YAML syntax: " + strings.TrimPrefix(msg, "yaml: ")}
@@ -102,13 +118,68 @@ func syntaxError(name string, err error) *Error {
 	return &Error{File: name, Line: line, Msg: "YAML syntax: " + m[2]}
 }
 
-// LoadFile reads and parses one scenario file.
+// lineColumn is the line and column, both from 1, of byte offset i of
+// data; the column counts characters.
+func lineColumn(data []byte, i int) (int, int) {
+	before := data[:i]
+	line := 1 + bytes.Count(before, []byte("\n"))
+	start := bytes.LastIndexByte(before, '\n') + 1
+	return line, 1 + utf8.RuneCount(before[start:])
+}
+
+// textProblem finds the first thing in data that cannot be YAML text:
+// bytes that are not UTF-8, a NUL byte or another control character
+// (binary data). The YAML parser reports these without a position.
+func textProblem(name string, data []byte) *Error {
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return &Error{File: name, Line: line, Column: col,
+				Msg: fmt.Sprintf("byte 0x%02x is not UTF-8: a scenario is YAML text, not binary data", data[i])}
+		case r == '\n':
+			line, col = line+1, 1
+			i += size
+			continue
+		case !yamlPrintable(r):
+			what := fmt.Sprintf("control character U+%04X", r)
+			if r == 0 {
+				what = "NUL byte"
+			}
+			return &Error{File: name, Line: line, Column: col,
+				Msg: fmt.Sprintf("%s: a scenario is YAML text, not binary data", what)}
+		}
+		col++
+		i += size
+	}
+	return nil
+}
+
+// yamlPrintable reports whether YAML allows r in a stream (YAML 1.2
+// §5.1: tab, line breaks, printable ASCII, NEL and most of Unicode).
+func yamlPrintable(r rune) bool {
+	return r == '\t' || r == '\r' || (r >= 0x20 && r <= 0x7e) || r == 0x85 ||
+		(r >= 0xa0 && r <= 0xd7ff) || (r >= 0xe000 && r <= 0xfffd) || (r >= 0x10000 && r <= 0x10ffff)
+}
+
+// LoadFile reads and parses one scenario file. Anything but a regular
+// file (a named pipe, a device) is refused before it is read: reading one
+// could block for ever.
 func LoadFile(name string) (*Scenario, error) {
-	f, err := os.Open(name)
+	// O_NONBLOCK: opening a named pipe must not wait for a writer
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, ErrorList{{File: name, Msg: err.Error()}}
 	}
 	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, ErrorList{{File: name, Msg: err.Error()}}
+	}
+	if !info.Mode().IsRegular() {
+		return nil, ErrorList{{File: name, Msg: notRegular(info.Mode())}}
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, ErrorList{{File: name, Msg: err.Error()}}
@@ -156,12 +227,35 @@ func LoadFS(fsys fs.FS, dir string) ([]*Scenario, error) {
 		files[i] = path.Join(dir, n)
 	}
 	return collect(files, func(name string) (*Scenario, error) {
+		info, err := fs.Stat(fsys, name)
+		if err != nil {
+			return nil, ErrorList{{File: name, Msg: err.Error()}}
+		}
+		if !info.Mode().IsRegular() {
+			return nil, ErrorList{{File: name, Msg: notRegular(info.Mode())}}
+		}
 		data, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, ErrorList{{File: name, Msg: err.Error()}}
 		}
 		return Parse(name, data)
 	}, nil)
+}
+
+// notRegular says why a file that is not a regular one is refused.
+func notRegular(m fs.FileMode) string {
+	what := "not a regular file"
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO), not a regular file"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		what = "a device, not a regular file"
+	case m&fs.ModeSocket != 0:
+		what = "a socket, not a regular file"
+	case m.IsDir():
+		what = "a directory, not a regular file"
+	}
+	return what + ": a scenario is read from a .yaml file"
 }
 
 // yamlFiles lists the names of the .yaml files directly in dir, sorted.
