@@ -16,6 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
+	"github.com/loopsim/loopsim/loop"
 	"github.com/loopsim/loopsim/sim"
 )
 
@@ -73,7 +74,11 @@ type Row struct {
 	Terminal string `parquet:"terminal,dict"`
 	// Halted is set when it reached the iteration limit.
 	Halted bool `parquet:"halted"`
-	// Failed is set when it halted or ended in a failure terminal.
+	// AfterAPIError is set when it ended completed after an API error
+	// (the seed profile's path), a failure.
+	AfterAPIError bool `parquet:"after_api_error"`
+	// Failed is set when it halted, ended in a failure terminal, or
+	// completed after an API error.
 	Failed bool `parquet:"failed"`
 
 	Turns               int64 `parquet:"turns"`
@@ -122,7 +127,7 @@ func (r *Row) Value(m sim.Metric) int64 { return *r.fields()[m] }
 // RowOf is the row of episode ep of setting s.
 func RowOf(s int, ep *sim.Episode) Row {
 	r := Row{Setting: int32(s), Episode: int64(ep.Index), Seed: ep.Seed, Terminal: string(ep.Terminal), Halted: ep.Halted,
-		Failed: ep.Failed(), Violations: int32(len(ep.Violations))}
+		AfterAPIError: ep.AfterAPIError, Failed: ep.Failed(), Violations: int32(len(ep.Violations))}
 	for i, f := range r.fields() {
 		*f = ep.Values[i]
 	}
@@ -139,13 +144,23 @@ func RowOf(s int, ep *sim.Episode) Row {
 	return r
 }
 
-// End is how the row's episode ended: its terminal, or "halted".
+// End is how the row's episode ended: its terminal, "halted", or
+// "completed_after_api_error".
 func (r *Row) End() string {
-	if r.Halted {
-		return "halted"
+	switch {
+	case r.Halted:
+		return EndHalted
+	case r.AfterAPIError && r.Terminal == string(loop.Completed):
+		return EndCompletedAfterAPIError
 	}
 	return r.Terminal
 }
+
+// The ends of an episode that are not terminals of package loop.
+const (
+	EndHalted                 = "halted"
+	EndCompletedAfterAPIError = "completed_after_api_error"
+)
 
 // Record is a recorded simulation, read back.
 type Record struct {
