@@ -31,6 +31,10 @@ func (p Prices) microUSD(input, cacheWrite, cacheRead, output int64) int64 {
 		float64(cacheRead)*p.CacheRead + float64(output)*p.Output))
 }
 
+// MaxPrice bounds a price, in dollars per million tokens, so that a
+// cost in micro-dollars stays far inside an int64.
+const MaxPrice = 100_000
+
 // ParsePrices reads prices from "input=3,cache_write=3.75,cache_read=0.3,
 // output=15"; the names left out keep their values in base.
 func ParsePrices(s string, base Prices) (Prices, error) {
@@ -44,8 +48,8 @@ func ParsePrices(s string, base Prices) (Prices, error) {
 			return base, fmt.Errorf("prices: %q is not name=dollars", kv)
 		}
 		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || x < 0 || math.IsInf(x, 0) {
-			return base, fmt.Errorf("prices: %s: %q is not a non-negative number of dollars per million tokens", k, v)
+		if err != nil || !(x >= 0 && x <= MaxPrice) { // NaN fails both
+			return base, fmt.Errorf("prices: %s: %q is not a number of dollars per million tokens from 0 to %d", k, v, MaxPrice)
 		}
 		switch strings.TrimSpace(k) {
 		case "input":

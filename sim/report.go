@@ -43,6 +43,15 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	md.line("")
 	md.linef("    %s", rep.Command)
 	md.line("")
+	if r.Partial {
+		done := 0
+		for _, s := range r.Settings {
+			done += s.Aggregate.Episodes
+		}
+		md.linef("**Partial: interrupted** after %s of %s episodes; every figure below counts only the episodes that finished.",
+			thousands(int64(done)), thousands(int64(r.Episodes*len(r.Settings))))
+		md.line("")
+	}
 	checked := "not checked (-check=false)"
 	if r.Checked {
 		checked = "checked on every episode"

@@ -74,7 +74,8 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 		Checked     bool             `json:"invariants_checked"`
 		Settings    []SettingSummary `json:"settings"`
 		Calibration []CalibrationRow `json:"calibration,omitempty"`
-	}{rep.Command, r.Seed, r.Episodes, r.Prices, r.Checked, r.Summaries(), rep.Calibration}
+		Partial     bool             `json:"partial,omitempty"`
+	}{rep.Command, r.Seed, r.Episodes, r.Prices, r.Checked, r.Summaries(), rep.Calibration, r.Partial}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(doc); err != nil {

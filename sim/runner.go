@@ -47,6 +47,10 @@ type Result struct {
 	Checked bool
 	// Settings are the results, in the order of Config.Settings.
 	Settings []SettingResult
+	// Partial is set when the run was interrupted (its context was
+	// cancelled): Settings hold only the episodes that finished, each
+	// whole, fewer than Episodes.
+	Partial bool
 }
 
 // SettingResult is one setting's aggregate.
@@ -57,8 +61,9 @@ type SettingResult struct {
 
 // Run plays cfg.Episodes episodes of every setting on cfg.Workers
 // goroutines. Each worker aggregates what it plays; the aggregates merge
-// at the end, in an order that does not change the result. Run stops
-// early, with ctx's error, when ctx is cancelled.
+// at the end, in an order that does not change the result. When ctx is
+// cancelled Run stops starting episodes and returns, with an error
+// wrapping ctx's, the episodes that finished: a Result marked Partial.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if len(cfg.Settings) == 0 {
 		return nil, errors.New("sim: no settings to run")
@@ -104,16 +109,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		return nil
 	})
-	if err != nil {
+	interrupted := err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err())
+	if err != nil && !interrupted {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	res := &Result{Seed: cfg.Seed, Episodes: cfg.Episodes, Prices: cfg.Prices, Checked: cfg.Check != nil}
+	res := &Result{Seed: cfg.Seed, Episodes: cfg.Episodes, Prices: cfg.Prices, Checked: cfg.Check != nil, Partial: interrupted}
 	for i, s := range cfg.Settings {
 		agg := NewAggregate()
 		for _, w := range aggs {
 			agg.Merge(w[i])
 		}
 		res.Settings = append(res.Settings, SettingResult{Setting: s, Aggregate: agg})
+	}
+	if interrupted {
+		return res, fmt.Errorf("sim: interrupted after %d of %d episodes: %w", done.Load(), total, err)
 	}
 	return res, nil
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/loopsim/loopsim/loop"
 )
 
@@ -137,4 +139,36 @@ func TestViolationsNameTheSeedThatReplaysThem(t *testing.T) {
 			t.Errorf("replaying %#x ends %s, the run ended %s", ep.Seed, r.Terminal, ep.Terminal)
 		}
 	}
+}
+
+// TestRunInterruptedReturnsWhatFinished: cancelling the context returns
+// the episodes that finished, whole, in a Result marked Partial.
+func TestRunInterruptedReturnsWhatFinished(t *testing.T) {
+	s, err := NewSetting("seed")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := Config{Settings: []Setting{s}, Episodes: 10_000, Seed: 3, Workers: 1, Prices: DefaultPrices,
+		Progress: func(done, total int) {
+			if done == 25 {
+				cancel()
+			}
+		}}
+	res, err := Run(ctx, cfg)
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorContains(t, err, "sim: interrupted after 25 of 10000 episodes")
+	require.NotNil(t, res)
+	require.True(t, res.Partial)
+	require.Equal(t, 25, res.Settings[0].Aggregate.Episodes)
+}
+
+// TestParsePricesRefusesNaN: NaN passes "x < 0"; it must not pass.
+func TestParsePricesRefusesNaN(t *testing.T) {
+	for _, v := range []string{"NaN", "-1", "Inf", "1e300", "100001"} {
+		_, err := ParsePrices("input="+v, DefaultPrices)
+		require.ErrorContains(t, err, "is not a number of dollars per million tokens from 0 to 100000", v)
+	}
+	p, err := ParsePrices("input=100000", DefaultPrices)
+	require.NoError(t, err)
+	require.Equal(t, 100000.0, p.Input)
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -52,8 +53,8 @@ func expandRange(r string) ([]string, error) {
 	for i, p := range parts {
 		p = strings.ReplaceAll(strings.TrimSpace(p), "_", "")
 		v, err := strconv.ParseFloat(p, 64)
-		if err != nil {
-			return nil, fmt.Errorf("range %q: %q is not a number", r, p)
+		if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+			return nil, fmt.Errorf("range %q: %q is not a finite number", r, p)
 		}
 		x[i] = v
 		if _, frac, ok := strings.Cut(p, "."); ok {
@@ -64,13 +65,23 @@ func expandRange(r string) ([]string, error) {
 	if step <= 0 || to < from {
 		return nil, fmt.Errorf("range %q: want from <= to and a positive step", r)
 	}
-	n := int((to-from)/step+1e-9) + 1
-	if n > maxSweepValues {
-		return nil, fmt.Errorf("range %q: %d values, at most %d", r, n, maxSweepValues)
+	// the count as a float first: (to-from)/step may be beyond any int
+	// (or infinite, when to-from overflows)
+	count := math.Floor((to-from)/step+1e-9) + 1
+	if !(count <= maxSweepValues) {
+		many := "more than 10^308"
+		if !math.IsInf(count, 0) {
+			many = strconv.FormatFloat(count, 'g', 4, 64)
+		}
+		return nil, fmt.Errorf("range %q: %s values, at most %d", r, many, maxSweepValues)
 	}
+	n := int(count)
 	out := make([]string, n)
 	for i := range out {
 		out[i] = strconv.FormatFloat(from+float64(i)*step, 'f', decimals, 64)
+		if i > 0 && out[i] == out[i-1] {
+			return nil, fmt.Errorf("range %q: the step is too small to tell %s from the next value (write the values out)", r, out[i])
+		}
 	}
 	return out, nil
 }

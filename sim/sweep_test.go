@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseSweep(t *testing.T) {
@@ -36,7 +38,7 @@ func TestParseSweepRejectsBadSpecs(t *testing.T) {
 		{"max_turns=1,,2", "empty value"},
 		{"max_turns=10:1:1", "positive step"},
 		{"max_turns=1:10:0", "positive step"},
-		{"max_turns=a:10:1", "not a number"},
+		{"max_turns=a:10:1", "not a finite number"},
 		{"max_turns=1:1000:1", "at most 100"},
 	} {
 		if _, err := ParseSweep(c.spec); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -97,5 +99,26 @@ func TestPareto(t *testing.T) {
 	want := []bool{true, true, true, false, true}
 	if got := Pareto(xs, ys); !slices.Equal(got, want) {
 		t.Errorf("Pareto = %v, want %v", got, want)
+	}
+}
+
+// TestExpandRangeRefusesWhatCannotBeCounted: Inf, NaN and counts beyond
+// any int are errors, never a panic.
+func TestExpandRangeRefusesWhatCannotBeCounted(t *testing.T) {
+	for spec, want := range map[string]string{
+		"max_turns=0:Inf:1":             `"Inf" is not a finite number`,
+		"max_turns=0:NaN:1":             `"NaN" is not a finite number`,
+		"max_turns=-Inf:0:1":            `"-Inf" is not a finite number`,
+		"max_turns=0:1:Inf":             `"Inf" is not a finite number`,
+		"backoff_jitter=0:1e300:1e-300": "more than 10^308 values, at most 100",
+		"backoff_jitter=0:1e308:1e-308": "more than 10^308 values, at most 100",
+		"max_turns=0:1e18:1":            "1e+18 values, at most 100",
+		"max_turns=-1e308:1e308:1e307":  "more than 10^308 values",
+		"backoff_jitter=0:1e-5:1e-6":    "the step is too small to tell 0 from the next value",
+	} {
+		require.NotPanics(t, func() {
+			_, err := ParseSweep(spec)
+			require.ErrorContains(t, err, want, spec)
+		})
 	}
 }

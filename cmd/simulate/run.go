@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -76,9 +77,15 @@ file:line:column and the field) or a run could not be judged.
 		list, err = scenarios.Load(paths...)
 	}
 	status := exitPass
+	notLoaded := 0
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		status = exitBadInput
+		notLoaded = filesWithProblems(err)
+	}
+	if len(list) == 0 && err == nil {
+		fmt.Fprintf(stderr, "run: no scenario files in %s (a directory stands for the .yaml files directly in it)\n", strings.Join(paths, ", "))
+		return exitBadInput
 	}
 	var tally tally
 	for _, s := range list {
@@ -93,9 +100,26 @@ file:line:column and the field) or a run could not be judged.
 		status = max(status, st)
 	}
 	if !opt.json {
-		fmt.Fprintf(stdout, "%d passed, %d failed, %d skipped\n", tally.passed, tally.failed, tally.skipped)
+		line := fmt.Sprintf("%d passed, %d failed, %d skipped", tally.passed, tally.failed, tally.skipped)
+		if notLoaded > 0 {
+			line += fmt.Sprintf(", %d did not load", notLoaded)
+		}
+		fmt.Fprintln(stdout, line)
 	}
 	return status
+}
+
+// filesWithProblems counts the files a loader error names.
+func filesWithProblems(err error) int {
+	var list scenarios.ErrorList
+	if !errors.As(err, &list) {
+		return 1
+	}
+	files := map[string]bool{}
+	for _, e := range list {
+		files[e.File] = true
+	}
+	return len(files)
 }
 
 // parseInterleaved parses flags that may come before, between or after

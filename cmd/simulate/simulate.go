@@ -26,10 +26,18 @@ func init() {
 
 // Exit statuses of the simulate subcommand.
 const (
-	simExitOK       = 0
-	simExitFailed   = 1 // the simulation could not run or its files could not be written
-	simExitBadInput = 2 // a flag or an override is wrong
+	simExitOK          = 0
+	simExitFailed      = 1   // the simulation could not run or its files could not be written
+	simExitBadInput    = 2   // a flag or an override is wrong
+	simExitViolations  = 3   // episodes broke invariants (their replay seeds are printed)
+	simExitInterrupted = 130 // interrupted (Ctrl-C): what finished was written, marked partial
 )
+
+// maxViolationsShown caps the violating episodes printed per setting.
+const maxViolationsShown = 3
+
+// testHookProgress, when set (by tests), sees every finished episode.
+var testHookProgress func(done, total int)
 
 // simOptions are the simulate subcommand's flags.
 type simOptions struct {
@@ -104,6 +112,13 @@ Examples:
   simulate -swarm -n 10000                    # fault probabilities drawn per episode
   simulate -profile seed -replay 0x1f2e3d     # one episode's trace
 
+Exit status: 0 when every episode kept every invariant; 1 when the
+simulation could not run or its files could not be written; 2 for a bad
+flag or override; 3 when episodes broke invariants (the first of each
+setting are printed with the command that replays each; -replay exits 3
+when the replayed episode breaks one); 130 when interrupted (Ctrl-C): the
+episodes that finished are written, marked partial.
+
 Flags:
 `)
 		fs.PrintDefaults()
@@ -132,12 +147,12 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return simExitBadInput
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	if o.replay != "" {
 		return replayEpisode(plan, o, stdout, stderr)
 	}
-	return simulate(ctx, plan, o, stdout, stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return simulate(ctx, stop, plan, o, stdout, stderr)
 }
 
 // simPlan is what the flags ask for, checked.
@@ -162,6 +177,11 @@ func (o *simOptions) plan() (*simPlan, error) {
 	}
 	if len(o.sweeps) > 2 {
 		return nil, fmt.Errorf("%d -sweep flags: at most two (a grid)", len(o.sweeps))
+	}
+	if o.transcripts != "" {
+		if _, err := os.Stat(o.transcripts); err != nil {
+			return nil, fmt.Errorf("-transcripts: %w", err)
+		}
 	}
 	p := &simPlan{}
 	var err error
@@ -236,7 +256,11 @@ func (o *simOptions) command() string {
 	return strings.Join(parts, " ")
 }
 
-func simulate(ctx context.Context, p *simPlan, o *simOptions, stdout, stderr io.Writer) int {
+// simulate runs the simulation and writes its outputs. Interrupted (ctx
+// cancelled: Ctrl-C), it stops listening for the signal (a second Ctrl-C
+// ends the process at once) and writes the episodes that finished, marked
+// partial.
+func simulate(ctx context.Context, stopSignals func(), p *simPlan, o *simOptions, stdout, stderr io.Writer) int {
 	cfg := sim.Config{Settings: p.settings, Episodes: o.episodes, Seed: o.seed, Workers: o.workers, Prices: p.prices}
 	if o.check {
 		cfg.Check = sim.CheckProperties
@@ -245,6 +269,15 @@ func simulate(ctx context.Context, p *simPlan, o *simOptions, stdout, stderr io.
 	if o.progress && isTerminal(stderr) {
 		bar = newProgressBar(stderr)
 		cfg.Progress = bar.update
+	}
+	if testHookProgress != nil {
+		show := cfg.Progress
+		cfg.Progress = func(done, total int) {
+			if show != nil {
+				show(done, total)
+			}
+			testHookProgress(done, total)
+		}
 	}
 	var rec *recording
 	if o.record != "" {
@@ -257,6 +290,14 @@ func simulate(ctx context.Context, p *simPlan, o *simOptions, stdout, stderr io.
 	start := time.Now() // for the closing line only: nothing decides on it
 	res, err := sim.Run(ctx, cfg)
 	bar.done()
+	if err != nil && res != nil && res.Partial {
+		stopSignals()
+		if rec != nil {
+			rec.abort()
+		}
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return writePartial(res, p, o, stdout, stderr)
+	}
 	if err != nil {
 		if rec != nil {
 			rec.abort()
@@ -280,12 +321,60 @@ func simulate(ctx context.Context, p *simPlan, o *simOptions, stdout, stderr io.
 	writeBrief(stdout, res, elapsed)
 	fmt.Fprintf(stdout, "\nwrote %s (with %d plots, PNG and SVG), metrics.csv and metrics.json\n",
 		filepath.Join(o.out, "summary.md"), len(rep.Figures))
+	if writeViolations(stdout, res) > 0 {
+		return simExitViolations
+	}
 	return simExitOK
+}
+
+// writePartial writes the summary and the metrics of an interrupted
+// simulation (no plots, no calibration), marked partial.
+func writePartial(res *sim.Result, p *simPlan, o *simOptions, stdout, stderr io.Writer) int {
+	rep := &sim.Report{Command: p.command, Result: res, CalibrationNote: "Not measured (interrupted)."}
+	if err := writeOutputs(rep, p, o.out, false); err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return simExitFailed
+	}
+	writeViolations(stdout, res)
+	fmt.Fprintf(stdout, "interrupted: wrote %s and the metrics of the episodes that finished, marked partial\n", filepath.Join(o.out, "summary.md"))
+	return simExitInterrupted
+}
+
+// writeViolations prints the first violating episodes of each setting
+// with the command that replays each, and returns how many episodes
+// broke an invariant in all.
+func writeViolations(w io.Writer, r *sim.Result) int {
+	total := 0
+	labels := r.Labels()
+	for i, s := range r.Settings {
+		a := s.Aggregate
+		if a.ViolatingEpisodes == 0 {
+			continue
+		}
+		total += a.ViolatingEpisodes
+		fmt.Fprintf(w, "\n%s: %d episodes broke invariants; the first:\n", labels[i], a.ViolatingEpisodes)
+		shown := 0
+		for _, ep := range a.Examples {
+			if shown == maxViolationsShown {
+				break
+			}
+			if len(ep.Violations) == 0 {
+				continue
+			}
+			shown++
+			v := ep.Violations[0]
+			fmt.Fprintf(w, "  episode %d: %s: %s\n    replay: go run ./cmd/simulate %s -replay %#x\n", ep.Index, v.Invariant, v.Detail, s.Setting.ReplayFlags(), ep.Seed)
+		}
+	}
+	return total
 }
 
 // writeOutputs writes the plots, the summary and the metrics to dir.
 func writeOutputs(rep *sim.Report, p *simPlan, dir string, plots bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("output folder: %w", err)
+	}
+	if err := removeOwnedPlots(dir); err != nil {
 		return fmt.Errorf("output folder: %w", err)
 	}
 	if plots {
@@ -299,6 +388,29 @@ func writeOutputs(rep *sim.Report, p *simPlan, dir string, plots bool) error {
 	}{{"summary.md", rep.WriteMarkdown}, {"metrics.csv", rep.WriteCSV}, {"metrics.json", rep.WriteJSON}} {
 		if err := writeFile(filepath.Join(dir, out.name), out.write); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// ownedPlots are the names of the plots simulate writes: an earlier run's
+// are removed before a new run writes its own, so no stale plot sits
+// beside a summary that does not show it.
+var ownedPlots = []string{"context", "context-*", "tokens", "terminals", "sweep", "pareto"}
+
+// removeOwnedPlots removes the PNG and SVG plots simulate writes from dir.
+func removeOwnedPlots(dir string) error {
+	for _, name := range ownedPlots {
+		for _, ext := range []string{".png", ".svg"} {
+			files, err := filepath.Glob(filepath.Join(dir, name+ext))
+			if err != nil {
+				return err
+			}
+			for _, f := range files {
+				if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return err
+				}
+			}
 		}
 	}
 	return nil
@@ -431,18 +543,26 @@ func replayEpisode(p *simPlan, o *simOptions, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return simExitFailed
 	}
-	if o.json {
-		return simExitOK
-	}
-	end := string(res.Terminal)
-	if res.Halted {
-		end = "halted by the iteration limit"
-	}
-	fmt.Fprintf(stdout, "\n%s, episode seed %#x: %s after %d iterations, %d requests\n", s.Name, seed, end, res.Stats.Iterations, res.Stats.Requests)
+	var violations []sim.Violation
 	if o.check {
-		for _, v := range sim.CheckProperties(&s, initial, res) {
-			fmt.Fprintf(stdout, "violation: %s at event %d: %s\n", v.Invariant, v.Event, v.Detail)
+		violations = sim.CheckProperties(&s, initial, res)
+	}
+	// with -json stdout holds the trace alone: the violations go to stderr
+	out := stdout
+	if o.json {
+		out = stderr
+	} else {
+		end := string(res.Terminal)
+		if res.Halted {
+			end = "halted by the iteration limit"
 		}
+		fmt.Fprintf(stdout, "\n%s, episode seed %#x: %s after %d iterations, %d requests\n", s.Name, seed, end, res.Stats.Iterations, res.Stats.Requests)
+	}
+	for _, v := range violations {
+		fmt.Fprintf(out, "violation: %s at event %d: %s\n", v.Invariant, v.Event, v.Detail)
+	}
+	if len(violations) > 0 {
+		return simExitViolations
 	}
 	return simExitOK
 }
