@@ -267,3 +267,34 @@ func TestRegressionsNeedSignificance(t *testing.T) {
 	assert.Equal(t, []string{"tokens>+5%", "new_violations>0", "completed<-1pp"}, got)
 	assert.True(t, strings.HasPrefix(cmp.Regressions(rules)[0].Observed, "tokens (input + output) (mean) +"))
 }
+
+// TestPlot: every plot of a comparison is written, PNG and SVG, and
+// listed; unpaired records have no paired-difference plot.
+func TestPlot(t *testing.T) {
+	b, c := goldenPair(t)
+	cmp, err := Compare(b, c, Options{})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	figs, err := cmp.Plot(dir)
+	require.NoError(t, err)
+	var files []string
+	for _, f := range figs {
+		files = append(files, f.File)
+		for _, ext := range []string{".png", ".svg"} {
+			st, err := os.Stat(filepath.Join(dir, strings.TrimSuffix(f.File, ".png")+ext))
+			if assert.NoError(t, err) {
+				assert.Positive(t, st.Size())
+			}
+		}
+	}
+	assert.Equal(t, []string{"forest.png", "terminals.png", "ecdf.png", "paired-diff.png"}, files)
+
+	for i := range c.Rows {
+		c.Rows[i].Seed += 1_000_000
+	}
+	unpaired, err := Compare(b, c, Options{})
+	require.NoError(t, err)
+	figs, err = unpaired.Plot(t.TempDir())
+	require.NoError(t, err)
+	assert.Len(t, figs, 3)
+}

@@ -26,7 +26,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the comparison as JSON instead of Markdown")
-	out := fs.String("out", "", "also write compare.md and compare.json to this `folder`")
+	out := fs.String("out", "", "also write compare.md, compare.json and the plots (PNG and SVG) to this `folder`")
+	plots := fs.Bool("plots", true, "with -out: draw the plots (forest plot, terminal shares, ECDFs, paired differences)")
 	failOn := fs.String("fail-on", "", "`rules` that make a significant change a regression (exit 1), comma separated:\nmetric>threshold or metric<threshold, the threshold in pp (rates), % (relative) or the metric's unit;\ne.g. 'failure_rate>+0.5pp,cost>+2%,new_violations>0'")
 	force := fs.Bool("force", false, "compare settings that differ in more than the policy (model, workload, prices, limits)")
 	fs.Usage = func() {
@@ -81,7 +82,7 @@ the records are not comparable, or a flag is wrong.
 	regressions := cmp.Regressions(rules)
 	var figures []reports.Figure
 	if *out != "" {
-		if figures, err = writeComparison(cmp, regressions, *out); err != nil {
+		if figures, err = writeComparison(cmp, regressions, *out, *plots); err != nil {
 			fmt.Fprintf(stderr, "compare: %v\n", err)
 			return compareBadInput
 		}
@@ -104,12 +105,18 @@ the records are not comparable, or a flag is wrong.
 	return compareOK
 }
 
-// writeComparison writes compare.md and compare.json to dir.
-func writeComparison(c *reports.Comparison, regressions []reports.Regression, dir string) ([]reports.Figure, error) {
+// writeComparison writes the plots, compare.md and compare.json to dir.
+func writeComparison(c *reports.Comparison, regressions []reports.Regression, dir string, plots bool) ([]reports.Figure, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("output folder: %w", err)
 	}
 	var figures []reports.Figure
+	if plots {
+		var err error
+		if figures, err = c.Plot(dir); err != nil {
+			return nil, err
+		}
+	}
 	if err := writeFile(filepath.Join(dir, "compare.md"), func(w io.Writer) error { return c.WriteMarkdown(w, figures) }); err != nil {
 		return nil, err
 	}

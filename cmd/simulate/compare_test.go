@@ -53,7 +53,7 @@ func TestCompareExitCodes(t *testing.T) {
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
 	assert.Contains(t, doc, "settings")
-	for _, f := range []string{"compare.md", "compare.json"} {
+	for _, f := range []string{"compare.md", "compare.json", "forest.png", "forest.svg", "terminals.png", "ecdf.png", "paired-diff.png"} {
 		st, err := os.Stat(filepath.Join(out, f))
 		if assert.NoError(t, err) {
 			assert.Positive(t, st.Size())
