@@ -63,6 +63,7 @@ type Episode struct {
 	media      string         // the tool_use whose result carries an oversized image
 	toolIDs    int
 
+	summary    string // ID of the last compaction summary seen in a request
 	cacheFirst string // first message ID of the last successful request
 	cacheInput int    // its input tokens
 }
@@ -190,6 +191,9 @@ func (e *Episode) reply(ctx context.Context, req loop.Request, yield func(loop.B
 		e.prog = e.saved // the loop dropped the last reply and asks again
 	} else if n := len(req.Messages); n > 0 && strings.HasPrefix(req.Messages[n-1].Text(), loop.StopHookFeedbackPrefix) {
 		e.prog.plan += e.w.AfterBlock.Draw(e.work)
+	}
+	if last != e.answered {
+		e.rework(req.Messages)
 	}
 	e.saved, e.answered = e.prog, last
 	e.attempts++
@@ -328,4 +332,21 @@ func (e *Episode) RunStopHooks(ctx context.Context, in loop.StopHookInput) (loop
 		return loop.StopHookResult{BlockingErrors: []string{"tests still fail: run go test ./... and fix them"}}, nil
 	}
 	return loop.StopHookResult{}, nil
+}
+
+// rework adds the replies that redo lost work when a request carries a
+// compaction summary not seen before (the loop compacted since the last
+// reply).
+func (e *Episode) rework(msgs []loop.Message) {
+	r := e.w.CompactionRework
+	if r.Min == 0 && !(r.Mean > 0) {
+		return
+	}
+	for _, m := range msgs[:min(len(msgs), 3)] {
+		if m.CompactSummary && m.ID != e.summary {
+			e.summary = m.ID
+			e.prog.plan += r.Draw(e.work)
+			return
+		}
+	}
 }

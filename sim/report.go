@@ -146,6 +146,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		md.line("")
 	}
 
+	rep.writeAssumptions(md)
 	rep.writeChecks(md, labels)
 
 	md.line("## Calibration against the real transcripts")
