@@ -175,6 +175,17 @@ func matchWire(want []WireEntry, got []string) []string {
 	return out
 }
 
+// requestEntries is entries without the transitions.
+func requestEntries(entries []WireEntry) []WireEntry {
+	var out []WireEntry
+	for _, e := range entries {
+		if e.Request != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // wantWire is the expected sequence as text entries; withTransitions
 // false leaves the transitions out (a foreign agent).
 func wantWire(entries []WireEntry, withTransitions bool) []string {

@@ -72,7 +72,10 @@ func invalidf(format string, args ...any) *invalid {
 // Decode reads a request body as the Messages API does and checks it by
 // the API's rules; a body the API would reject returns an error whose
 // text is the API's message (the server answers it with 400
-// invalid_request_error). models gives the known models' output maxima;
+// invalid_request_error), and with it what could be read: nil when the
+// body is not JSON, else a Decoded whose Request has at least the model,
+// max_tokens and, when every message could be read, the messages and
+// purpose. models gives the known models' output maxima;
 // a model not in it is not checked.
 //
 // The input token count is four characters to a token plus a small
@@ -94,37 +97,46 @@ func decode(body []byte, models []loop.ModelInfo, needMaxTokens bool) (*Decoded,
 	if dec.More() {
 		return nil, invalidf("request body is not valid JSON: data after the top-level object")
 	}
+	d := &Decoded{Stream: w.Stream}
+	d.Request.NonStreaming = !w.Stream
+	if w.Model != nil {
+		d.Request.Model = *w.Model
+	}
+	if w.MaxTokens != nil {
+		d.Request.MaxTokens = *w.MaxTokens
+	}
 	switch {
 	case w.Model == nil || *w.Model == "":
-		return nil, invalidf("model: Field required")
+		return d, invalidf("model: Field required")
 	case w.MaxTokens == nil && needMaxTokens:
-		return nil, invalidf("max_tokens: Field required")
+		return d, invalidf("max_tokens: Field required")
 	case w.MaxTokens == nil:
 		w.MaxTokens = new(int)
 	case *w.MaxTokens < 1:
-		return nil, invalidf("max_tokens: Input should be greater than or equal to 1")
+		return d, invalidf("max_tokens: Input should be greater than or equal to 1")
 	case len(w.Messages) == 0:
-		return nil, invalidf("messages: at least one message is required")
+		return d, invalidf("messages: at least one message is required")
 	}
-	for _, m := range models {
-		if m.Name == *w.Model && m.MaxOutputTokens > 0 && *w.MaxTokens > m.MaxOutputTokens {
-			return nil, invalidf("max_tokens: %d > %d, which is the maximum allowed number of output tokens for %s",
-				*w.MaxTokens, m.MaxOutputTokens, m.Name)
-		}
-	}
-	d := &Decoded{Stream: w.Stream}
 	msgs := make([]loop.Message, 0, len(w.Messages))
 	for i, wm := range w.Messages {
 		m, err := decodeMessage(i, wm, i == len(w.Messages)-1)
 		if err != nil {
-			return nil, err
+			return d, err
 		}
 		msgs = append(msgs, m)
 		d.Shapes = append(d.Shapes, Shape(m))
 		d.hashes = append(d.hashes, hashMessage(wm))
 	}
+	d.Request.Messages = msgs
+	d.Request.Purpose = PurposeOf(msgs)
+	for _, m := range models {
+		if m.Name == *w.Model && m.MaxOutputTokens > 0 && *w.MaxTokens > m.MaxOutputTokens {
+			return d, invalidf("max_tokens: %d > %d, which is the maximum allowed number of output tokens for %s",
+				*w.MaxTokens, m.MaxOutputTokens, m.Name)
+		}
+	}
 	if err := checkPairing(msgs); err != nil {
-		return nil, err
+		return d, err
 	}
 	tools := make([]string, 0, len(w.Tools))
 	for i, raw := range w.Tools {
@@ -132,7 +144,7 @@ func decode(body []byte, models []loop.ModelInfo, needMaxTokens bool) (*Decoded,
 			Name string `json:"name"`
 		}
 		if err := json.Unmarshal(raw, &t); err != nil || t.Name == "" {
-			return nil, invalidf("tools.%d.name: Field required", i)
+			return d, invalidf("tools.%d.name: Field required", i)
 		}
 		tools = append(tools, t.Name)
 		d.SystemTokens += (len(raw)+3)/4 + 3
@@ -146,9 +158,7 @@ func decode(body []byte, models []loop.ModelInfo, needMaxTokens bool) (*Decoded,
 		msgs[i].Tokens = est.Estimate(msgs[i])
 		input += msgs[i].Tokens
 	}
-	d.Request = loop.Request{Model: *w.Model, MaxTokens: *w.MaxTokens, Messages: msgs,
-		InputTokens: input, Tools: tools, NonStreaming: !w.Stream}
-	d.Request.Purpose = PurposeOf(msgs)
+	d.Request.InputTokens, d.Request.Tools = input, tools
 	return d, nil
 }
 

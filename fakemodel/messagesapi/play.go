@@ -40,14 +40,7 @@ func (h *Handler) play(ctx context.Context, d *Decoded) answer {
 	rec := Record{Seq: len(h.records) + 1, Purpose: d.Request.Purpose, Model: d.Request.Model,
 		MaxTokens: d.Request.MaxTokens, Stream: d.Stream, Messages: len(d.Request.Messages),
 		Tools: len(d.Request.Tools), InputTokens: d.Request.InputTokens, SystemTokens: d.SystemTokens}
-	roles := make([]byte, len(d.Request.Messages))
-	for i, m := range d.Request.Messages {
-		roles[i] = 'u'
-		if m.Role == loop.RoleAssistant {
-			roles[i] = 'a'
-		}
-	}
-	rec.Roles = string(roles)
+	rec.Roles = roles(d.Request.Messages)
 	prev := h.last[d.Request.Purpose]
 	for rec.Kept < min(len(prev), len(d.hashes)) && prev[rec.Kept] == d.hashes[rec.Kept] {
 		rec.Kept++
@@ -131,4 +124,16 @@ func replyLabel(blocks []loop.Block, resp loop.Response) string {
 		return "malformed"
 	}
 	return "text"
+}
+
+// roles is the role of each message: u for user, a for assistant.
+func roles(msgs []loop.Message) string {
+	out := make([]byte, len(msgs))
+	for i, m := range msgs {
+		out[i] = 'u'
+		if m.Role == loop.RoleAssistant {
+			out[i] = 'a'
+		}
+	}
+	return string(out)
 }

@@ -69,7 +69,8 @@ type Record struct {
 
 // Label is the request in the profile's notation: M (main) or C
 // (compaction), a colon and the answer, e.g. "M:trunc", "C:text",
-// "M:400". A request that could not be decoded is "?:rejected".
+// "M:400". A rejected request whose messages could not be read is
+// "?:rejected".
 func (r Record) Label() string {
 	p := "?"
 	switch r.Purpose {

@@ -64,6 +64,9 @@ func TestPurposeRule(t *testing.T) {
 	assert.Equal(t, loop.PurposeMain, messagesapi.PurposeOf([]loop.Message{msg(loop.RoleUser, text(loop.SummariseInstruction)), msg(loop.RoleAssistant, text("x"))}))
 	assert.Equal(t, loop.PurposeMain, messagesapi.PurposeOf([]loop.Message{msg(loop.RoleUser, text("summarise please"))}))
 	assert.Equal(t, loop.PurposeMain, messagesapi.PurposeOf(nil))
+	assert.Equal(t, loop.PurposeMain, messagesapi.PurposeOf([]loop.Message{msg(loop.RoleUser, text("  <summary>the work so far</summary>"))}),
+		"a summary left by a compaction is not a request for one")
+	assert.Equal(t, loop.PurposeMain, messagesapi.PurposeOf([]loop.Message{msg(loop.RoleUser, text("<analysis>a</analysis><summary>s</summary>"))}))
 }
 
 func TestSlowStreamAndAClientThatLeaves(t *testing.T) {
@@ -92,9 +95,11 @@ func TestAbortStep(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	model := &fakemodel.Model{Script: []fakemodel.Step{{Kind: fakemodel.Abort, Text: "partial", After: 1}}}
-	srv := messagesapi.NewServer(model, messagesapi.Options{OnAbort: cancel})
+	h := messagesapi.NewHandler(model, messagesapi.Options{OnAbort: cancel})
+	model.Cancel = h.Abort
+	srv, err := h.Listen()
+	require.NoError(t, err)
 	defer srv.Close()
-	model.Cancel = srv.Abort
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/messages", strings.NewReader(mustJSON(t, request(true, userText("go")))))
 	require.NoError(t, err)
 	// The client is cancelled after the first block was sent: depending on

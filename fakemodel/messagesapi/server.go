@@ -82,7 +82,14 @@ func NewServer(model loop.Model, opts Options) *Server {
 
 // Start starts a server answering with model on opts.Addr.
 func Start(model loop.Model, opts Options) (*Server, error) {
-	addr := opts.Addr
+	return NewHandler(model, opts).Listen()
+}
+
+// Listen starts a server for h on its Options.Addr. Creating the handler
+// first lets a model be pointed at [Handler.Abort] before any request
+// can arrive.
+func (h *Handler) Listen() (*Server, error) {
+	addr := h.opts.Addr
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
@@ -90,7 +97,6 @@ func Start(model loop.Model, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("messagesapi: listen on %s: %w", addr, err)
 	}
-	h := NewHandler(model, opts)
 	s := &Server{URL: "http://" + l.Addr().String(), handler: h, listener: l,
 		srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, served: make(chan struct{})}
 	go func() {
@@ -121,7 +127,8 @@ func (s *Server) WriteJSONL(w io.Writer) error { return WriteJSONL(w, s.handler.
 
 // Abort cancels the context of the model call in progress, if any: point
 // a [fakemodel.Model]'s Cancel (or an [fakemodel.Episode]'s cancel) at it,
-// so that an abort step ends the response being answered.
+// so that an abort step ends the response being answered. To set it
+// before the server starts, use [NewHandler], then [Handler.Listen].
 func (s *Server) Abort() { s.handler.Abort() }
 
 // Handler serves the Messages API from a model: POST /v1/messages and
@@ -205,8 +212,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	d, err := Decode(body, h.opts.Models)
 	if err != nil {
-		rec := h.record(Record{Answer: "rejected", Status: http.StatusBadRequest, ErrorType: InvalidRequestError, Error: err.Error()})
-		writeError(w, http.StatusBadRequest, InvalidRequestError, err.Error(), requestID(rec))
+		rec := Record{Answer: "rejected", Status: http.StatusBadRequest, ErrorType: InvalidRequestError, Error: err.Error()}
+		if d != nil {
+			rec.Purpose, rec.Model, rec.MaxTokens, rec.Stream = d.Request.Purpose, d.Request.Model, d.Request.MaxTokens, d.Stream
+			rec.Messages, rec.Roles = len(d.Request.Messages), roles(d.Request.Messages)
+		}
+		seq := h.record(rec)
+		writeError(w, http.StatusBadRequest, InvalidRequestError, err.Error(), requestID(seq))
 		return
 	}
 	if v := r.Header.Get(InputTokensHeader); v != "" {

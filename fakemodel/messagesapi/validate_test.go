@@ -76,6 +76,10 @@ func TestRejectsWhatTheAPIRejects(t *testing.T) {
 			rec := srv.Requests()
 			require.Len(t, rec, 1)
 			assert.Equal(t, "rejected", rec[0].Answer)
+			if c.name == "tool_use without its tool_result" {
+				assert.Equal(t, "M:rejected", rec[0].Label(), "what could be read is recorded")
+				assert.Equal(t, "uau", rec[0].Roles)
+			}
 			assert.Contains(t, rec[0].Error, c.message)
 		})
 	}

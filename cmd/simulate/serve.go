@@ -1,0 +1,118 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/fakemodel/messagesapi"
+	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/scenarios"
+)
+
+func init() {
+	register(command{name: "serve", summary: "serve the Messages API from a scenario (or the stochastic workload) until interrupted", run: serve})
+}
+
+// serveSignals are what stop `simulate serve`; a test replaces them with
+// its own channel.
+var serveSignals = func() (<-chan os.Signal, func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	return ch, func() { signal.Stop(ch) }
+}
+
+func serve(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:0", "address to listen on (port 0: a free port)")
+	records := fs.String("records", "", "write every request, normalized, as JSON Lines to this file when stopped")
+	delay := fs.Duration("delay", 0, "wait this long before each streamed event (a slow stream)")
+	seed := fs.Uint64("seed", 1, "without a scenario: the seed of the workload episode")
+	model := fs.String("model", "claude-sonnet-4-5", "without a scenario: the model whose window the workload fills (a catalog name)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: simulate serve [-addr HOST:PORT] [-records FILE] [-delay D] [SCENARIO]
+
+Serves the Anthropic Messages API (POST /v1/messages) on a local port and
+prints ANTHROPIC_BASE_URL=... for an agent to use, then serves until
+interrupted (Ctrl-C). With a scenario file the answers are its script
+(or answers by purpose and model); without one they come from a seeded
+episode of the stochastic workload (fakemodel.DefaultWorkload). When
+stopped it prints the request sequence (M:text, C:text, M:529, ...).
+
+`)
+		fs.PrintDefaults()
+	}
+	paths, err := parseInterleaved(fs, args)
+	if err == flag.ErrHelp {
+		return exitPass
+	}
+	if err != nil {
+		return exitBadInput
+	}
+	if len(paths) > 1 {
+		fmt.Fprintln(stderr, "serve: at most one scenario file")
+		return exitBadInput
+	}
+	opts := messagesapi.Options{Addr: *addr, EventDelay: *delay}
+	var srv *messagesapi.Server
+	if len(paths) == 1 {
+		s, err := scenarios.LoadFile(paths[0])
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitBadInput
+		}
+		if srv, _, err = s.Server(opts); err != nil {
+			fmt.Fprintf(stderr, "serve: %v\n", err)
+			return exitBadInput
+		}
+	} else {
+		k, err := loop.LookupModel(*model)
+		if err != nil {
+			fmt.Fprintf(stderr, "serve: -model: %v\n", err)
+			return exitBadInput
+		}
+		for _, c := range loop.Catalog {
+			opts.Models = append(opts.Models, c.ModelInfo)
+		}
+		// an abort the workload draws ends the response being answered
+		var h *messagesapi.Handler
+		ep := fakemodel.DefaultWorkload().Episode(fakemodel.Seeds{Workload: *seed, Faults: *seed}, k.ContextWindow, func() { h.Abort() })
+		h = messagesapi.NewHandler(ep, opts)
+		if srv, err = h.Listen(); err != nil {
+			fmt.Fprintf(stderr, "serve: %v\n", err)
+			return exitBadInput
+		}
+	}
+	fmt.Fprintf(stdout, "ANTHROPIC_BASE_URL=%s\n", srv.URL)
+	sigs, stop := serveSignals()
+	defer stop()
+	<-sigs
+	srv.Close()
+	recs := srv.Requests()
+	fmt.Fprintf(stderr, "serve: %d requests: %v\n", len(recs), messagesapi.Labels(recs))
+	if *records != "" {
+		if err := writeRecords(*records, recs); err != nil {
+			fmt.Fprintf(stderr, "serve: %v\n", err)
+			return exitBadInput
+		}
+	}
+	return exitPass
+}
+
+// writeRecords writes records as JSON Lines to file.
+func writeRecords(file string, recs []messagesapi.Record) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := messagesapi.WriteJSONL(f, recs); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

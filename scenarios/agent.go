@@ -1,0 +1,291 @@
+package scenarios
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/fakemodel/messagesapi"
+	"github.com/loopsim/loopsim/loop"
+)
+
+// DefaultAgentTimeout bounds one agent run when [Agent.Timeout] is zero:
+// long enough for an agent that retries ten times with back-off up to 32
+// seconds, short enough that a hung agent is reported.
+const DefaultAgentTimeout = 5 * time.Minute
+
+// DummyAPIKey is the ANTHROPIC_API_KEY an agent gets: the fake server
+// accepts any key, and a real one must never reach it.
+const DummyAPIKey = "sk-ant-loopsim-dummy-key"
+
+// Agent is a foreign agent: a shell command that calls the Messages API at
+// ANTHROPIC_BASE_URL.
+type Agent struct {
+	// Command is run with `sh -c`, in its own process group, with
+	// ANTHROPIC_BASE_URL set to the scenario's server, ANTHROPIC_API_KEY
+	// to [DummyAPIKey] and LOOPSIM_SCENARIO to the scenario's name, on top
+	// of this process's environment.
+	Command string
+	// Env adds variables ("NAME=value") to the command's environment.
+	Env []string
+	// Timeout bounds the run; zero means [DefaultAgentTimeout]. When it
+	// expires the command's process group is killed.
+	Timeout time.Duration
+	// Options configure the server; Addr and OnAbort are set by
+	// [RunAgent]. Models is extended with the scenario's models and the
+	// catalog.
+	Options messagesapi.Options
+}
+
+// AgentOutcome is one scenario run with a foreign agent, and its
+// verdict.
+type AgentOutcome struct {
+	// Scenario is the scenario that ran.
+	Scenario *Scenario
+	// Records are the requests the server received, normalized.
+	Records []messagesapi.Record
+	// Exit is the command's exit status; -1 when it was killed.
+	Exit int
+	// LastOutput is the last non-empty line the command wrote (standard
+	// output, else standard error).
+	LastOutput string
+	// Stdout and Stderr are the ends (64 KiB) of the command's output.
+	Stdout, Stderr string
+	// Want and Got are what the scenario expects and what the agent did,
+	// seen through expect.wire. The run passes when they are equal.
+	Want, Got AgentObserved
+	// Elapsed is the run's wall-clock time.
+	Elapsed time.Duration
+}
+
+// AgentObserved is an agent run seen through a scenario's expect.wire.
+type AgentObserved struct {
+	// Requests is the request sequence (without transitions, which the
+	// wire cannot show).
+	Requests []string
+	// Result is what the agent reported, when expect.wire.result is
+	// written.
+	Result string
+	// Exit is the exit status, when expect.wire.exit is written.
+	Exit *int
+	// Rejected lists the requests that broke the API's rules; a scenario
+	// expects none.
+	Rejected []string
+	// Harness lists faults of the scenario itself (its script ran out).
+	Harness []string
+}
+
+// Passed reports whether the agent did what the scenario expects.
+func (o *AgentOutcome) Passed() bool { return cmp.Equal(o.Want, o.Got, cmpopts.EquateEmpty()) }
+
+// Diff shows how the agent departed from the expectation: "-" lines are
+// expected, "+" lines are what happened.
+func (o *AgentOutcome) Diff() string { return cmp.Diff(o.Want, o.Got, cmpopts.EquateEmpty()) }
+
+// AgentError is a run that could not be judged: the command could not
+// start, timed out, or never called the server.
+type AgentError struct {
+	// Scenario names the scenario.
+	Scenario string
+	// Msg says what went wrong.
+	Msg string
+	// Outcome is what was collected before it went wrong.
+	Outcome *AgentOutcome
+}
+
+// Error implements error.
+func (e *AgentError) Error() string { return fmt.Sprintf("scenario %s: agent: %s", e.Scenario, e.Msg) }
+
+// Server starts a fake Messages API server playing s: its script or
+// answers (with no base size: the server measures what the agent sends),
+// the window of its model, and the output maxima of its models and of the
+// catalog. The returned model is the one the server plays.
+func (s *Scenario) Server(opts messagesapi.Options) (*messagesapi.Server, *fakemodel.Model, error) {
+	model := s.scriptedModel(nil)
+	opts.Models = append(append(slices.Clone(opts.Models), s.models()...), catalogModels()...)
+	h := messagesapi.NewHandler(model, opts)
+	model.Cancel = h.Abort
+	srv, err := h.Listen()
+	if err != nil {
+		return nil, nil, err
+	}
+	return srv, model, nil
+}
+
+func catalogModels() []loop.ModelInfo {
+	out := make([]loop.ModelInfo, len(loop.Catalog))
+	for i, k := range loop.Catalog {
+		out[i] = k.ModelInfo
+	}
+	return out
+}
+
+// RunAgent runs the agent command against a fresh server playing s and
+// compares what it sent and reported with expect.wire. A scenario without
+// expect.wire is compared on pairing and harness faults alone. An abort
+// step sends the agent's process group SIGINT (the user pressing
+// escape). The error is an *AgentError when the run could not be judged;
+// the server and every process the command started are gone when
+// RunAgent returns.
+func RunAgent(ctx context.Context, s *Scenario, a Agent) (*AgentOutcome, error) {
+	timeout := a.Timeout
+	if timeout <= 0 {
+		timeout = DefaultAgentTimeout
+	}
+	var group processGroup
+	opts := a.Options
+	opts.OnAbort = group.interrupt
+	srv, _, err := s.Server(opts)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	defer srv.Close()
+
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, "sh", "-c", a.Command)
+	cmd.Env = append(append(os.Environ(), a.Env...),
+		"ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY="+DummyAPIKey, "LOOPSIM_SCENARIO="+s.Name)
+	// Output goes to files, not pipes: Wait returns when the command
+	// exits, even if something it started still holds its output open.
+	stdout, err := os.CreateTemp("", "loopsim-agent-stdout-")
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	defer os.Remove(stdout.Name())
+	defer stdout.Close()
+	stderr, err := os.CreateTemp("", "loopsim-agent-stderr-")
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	defer os.Remove(stderr.Name())
+	defer stderr.Close()
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	group.prepare(cmd)
+
+	began := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, &AgentError{Scenario: s.Name, Msg: fmt.Sprintf("command %q did not start: %v", a.Command, err)}
+	}
+	group.started(cmd)
+	waitErr := cmd.Wait()
+	group.kill() // whatever the command left running
+	srv.Close()
+
+	stdoutText, stderrText := tail(stdout), tail(stderr)
+	out := &AgentOutcome{Scenario: s, Records: srv.Requests(), Exit: cmd.ProcessState.ExitCode(),
+		Stdout: stdoutText, Stderr: stderrText, Elapsed: time.Since(began)}
+	out.LastOutput = lastLine(stdoutText)
+	if out.LastOutput == "" {
+		out.LastOutput = lastLine(out.Stderr)
+	}
+	switch {
+	case rctx.Err() != nil && ctx.Err() == nil:
+		return out, &AgentError{Scenario: s.Name, Outcome: out,
+			Msg: fmt.Sprintf("did not finish within %s (%d requests); its process group was killed", timeout, len(out.Records))}
+	case ctx.Err() != nil:
+		return out, &AgentError{Scenario: s.Name, Outcome: out, Msg: "interrupted: " + ctx.Err().Error()}
+	case len(out.Records) == 0:
+		return out, &AgentError{Scenario: s.Name, Outcome: out,
+			Msg: fmt.Sprintf("exited %d without calling the server (last output: %q)", out.Exit, out.LastOutput)}
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		return out, &AgentError{Scenario: s.Name, Outcome: out, Msg: waitErr.Error()}
+	}
+	out.Want, out.Got = s.wantAgent(), s.observeAgent(out, stdoutText)
+	return out, nil
+}
+
+// wantAgent is expect.wire for a foreign agent.
+func (s *Scenario) wantAgent() AgentObserved {
+	w := s.Expect.Wire
+	if w == nil {
+		return AgentObserved{}
+	}
+	return AgentObserved{Requests: wantWire(s.wire, false), Result: w.Result, Exit: w.Exit}
+}
+
+// observeAgent sees an agent run the way expect.wire does.
+func (s *Scenario) observeAgent(out *AgentOutcome, stdout string) AgentObserved {
+	var got AgentObserved
+	w := s.Expect.Wire
+	if w != nil {
+		got.Requests = matchWire(requestEntries(s.wire), messagesapi.Labels(out.Records))
+		if w.Result != "" {
+			got.Result = ReportedResult(stdout)
+		}
+		if w.Exit != nil {
+			exit := out.Exit
+			got.Exit = &exit
+		}
+	}
+	for _, r := range out.Records {
+		switch r.Answer {
+		case "rejected":
+			got.Rejected = append(got.Rejected, fmt.Sprintf("request %d: %s", r.Seq, r.Error))
+		case "fault":
+			got.Harness = append(got.Harness, fmt.Sprintf("request %d: %s", r.Seq, r.Error))
+		}
+	}
+	return got
+}
+
+// ReportedResult is what an agent reports at the end of its output: the
+// subtype of the last {"type":"result"} JSON line (Claude Code's
+// stream-json), else the last non-empty line.
+func ReportedResult(output string) string {
+	lines := strings.Split(output, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		line := strings.TrimSpace(lines[i])
+		if !strings.HasPrefix(line, "{") {
+			continue
+		}
+		var r struct {
+			Type    string `json:"type"`
+			Subtype string `json:"subtype"`
+		}
+		if json.Unmarshal([]byte(line), &r) == nil && r.Type == "result" {
+			return r.Subtype
+		}
+	}
+	return lastLine(output)
+}
+
+func lastLine(s string) string {
+	sc := bufio.NewScanner(strings.NewReader(s))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	last := ""
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			last = l
+		}
+	}
+	return last
+}
+
+// tailBytes is how much of an agent's output is kept.
+const tailBytes = 64 << 10
+
+// tail is the last tailBytes of f.
+func tail(f *os.File) string {
+	info, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	off := max(info.Size()-tailBytes, 0)
+	buf := make([]byte, info.Size()-off)
+	n, _ := f.ReadAt(buf, off)
+	return string(buf[:n])
+}

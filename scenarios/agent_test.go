@@ -1,0 +1,129 @@
+package scenarios_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/loopsim/loopsim/scenarios"
+)
+
+var (
+	agentOnce sync.Once
+	agentBin  string
+	agentErr  error
+)
+
+// testAgent builds testdata/agent once: a small agent loop in Go.
+func testAgent(t *testing.T) string {
+	t.Helper()
+	agentOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "loopsim-testagent-")
+		if err != nil {
+			agentErr = err
+			return
+		}
+		agentBin = filepath.Join(dir, "agent")
+		out, err := exec.Command("go", "build", "-o", agentBin, "./testdata/agent").CombinedOutput()
+		if err != nil {
+			agentErr = err
+			t.Log(string(out))
+		}
+	})
+	require.NoError(t, agentErr)
+	return agentBin
+}
+
+func libraryScenario(t *testing.T, name string) *scenarios.Scenario {
+	t.Helper()
+	s, err := scenarios.LoadFile(filepath.Join("library", name+".yaml"))
+	require.NoError(t, err)
+	return s
+}
+
+func TestAgentPassesWhatItDoes(t *testing.T) {
+	bin := testAgent(t)
+	for _, name := range []string{"cc-wire-answers-by-purpose", "cc-truncation-recovery"} {
+		t.Run(name, func(t *testing.T) {
+			out, err := scenarios.RunAgent(context.Background(), libraryScenario(t, name), scenarios.Agent{Command: bin, Timeout: 30 * time.Second})
+			require.NoError(t, err)
+			assert.True(t, out.Passed(), "diff:\n%s\nstderr:\n%s", out.Diff(), out.Stderr)
+			assert.Equal(t, 0, out.Exit)
+			assert.Equal(t, `{"type":"result","subtype":"success"}`, out.LastOutput)
+		})
+	}
+}
+
+func TestAgentFailsWithADiffOfItsRequests(t *testing.T) {
+	bin := testAgent(t)
+	out, err := scenarios.RunAgent(context.Background(), libraryScenario(t, "cc-max-turns-3"),
+		scenarios.Agent{Command: bin + " -mode unpaired", Timeout: 30 * time.Second})
+	require.NoError(t, err)
+	assert.False(t, out.Passed())
+	diff := out.Diff()
+	assert.Contains(t, diff, `-`)
+	assert.Contains(t, diff, `"M:rejected"`)
+	assert.Contains(t, diff, "`tool_use` ids were found without `tool_result` blocks immediately after")
+	assert.Contains(t, diff, `"error_during_execution"`)
+	assert.Equal(t, 1, out.Exit)
+}
+
+func TestAgentThatCannotBeJudged(t *testing.T) {
+	bin := testAgent(t)
+	s := libraryScenario(t, "cc-truncation-recovery")
+	cases := []struct {
+		command string
+		timeout time.Duration
+		msg     string
+	}{
+		{bin + " -mode hang", 500 * time.Millisecond, "did not finish within 500ms (0 requests); its process group was killed"},
+		{bin + " -mode silent", 30 * time.Second, `exited 0 without calling the server (last output: "hello, I call nobody")`},
+		{"/nonexistent/agent --flag", 30 * time.Second, "exited 127 without calling the server"},
+	}
+	for _, c := range cases {
+		began := time.Now()
+		_, err := scenarios.RunAgent(context.Background(), s, scenarios.Agent{Command: c.command, Timeout: c.timeout})
+		var ae *scenarios.AgentError
+		require.ErrorAs(t, err, &ae, c.command)
+		assert.Contains(t, err.Error(), "scenario cc-truncation-recovery: agent: "+c.msg)
+		assert.Less(t, time.Since(began), 10*time.Second, c.command)
+	}
+}
+
+func TestAgentProcessesAreCleanedUp(t *testing.T) {
+	bin := testAgent(t)
+	out, err := scenarios.RunAgent(context.Background(), libraryScenario(t, "cc-truncation-recovery"),
+		scenarios.Agent{Command: bin + " -mode spawn", Timeout: 30 * time.Second})
+	require.NoError(t, err)
+	assert.True(t, out.Passed(), out.Diff())
+	m := regexp.MustCompile(`child (\d+)`).FindStringSubmatch(readStdout(t, out))
+	require.NotNil(t, m, "the agent printed its child's pid")
+	pid, _ := strconv.Atoi(m[1])
+	assert.Eventually(t, func() bool { return !alive(pid) }, 5*time.Second, 20*time.Millisecond, "the child %d was killed with the group", pid)
+}
+
+// readStdout is what the agent printed, as far as the outcome keeps it.
+func readStdout(t *testing.T, out *scenarios.AgentOutcome) string {
+	t.Helper()
+	return out.Stdout
+}
+
+// alive reports whether pid is a running process (not gone, not a zombie).
+func alive(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(data))
+	return len(fields) > 2 && fields[2] != "Z"
+}
