@@ -111,11 +111,6 @@ var wireLimits = map[string]string{
 	// thrown is a failure that is not an API answer (a broken client);
 	// the server can only answer it with a 500.
 	"seed-model-error": "thrown arrives as a 500 api_error",
-	// The compaction keeps no message, so the retry's last message is the
-	// summary, "<summary>...</summary>": the server's purpose rule
-	// (messagesapi.PurposeOf) takes that main request for a compaction
-	// request and the script's purpose condition answers it as one.
-	"incident-cc-12726-fixed-by-dropping-oldest": "a main request ending in the summary reads as a compaction request",
 }
 
 // Every scenario of the library gives the same trace when the loop calls
