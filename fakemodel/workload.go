@@ -153,12 +153,12 @@ func DefaultWorkload() Workload {
 
 // DefaultCompactionRework is the rework a compaction causes by default:
 // three more tool-calling replies on average. It is an assumption, not a
-// measurement. In the transcripts (four compactions) the 30 calls after a
-// compaction re-read 4 to 8 files read before it, but the 30 calls
-// before re-read 1 to 14: the excess is -7, +4, +5 and -2, a mean of 0
-// with a spread that allows up to about 9. Three is half the re-reads
-// seen after a compaction. Switch it off with
-// -set workload.compaction_rework.mean=0.
+// measurement. In the transcripts (four compactions; sim's calibration
+// targets keep the observations) the 30 calls after a compaction re-read
+// 4 to 8 files read earlier, but the 30 calls before re-read 1 to 14: the
+// excess is -7, +4, +5 and -2, a mean of 0 with a spread that allows up
+// to about 9. Three is half the re-reads seen after a compaction. Switch
+// it off with -set workload.compaction_rework.mean=0.
 var DefaultCompactionRework = Geometric{Min: 0, Mean: 3, Max: 50}
 
 // Validate checks every parameter and returns the first bad one, named by

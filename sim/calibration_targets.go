@@ -25,6 +25,10 @@ type Targets struct {
 	// Sets are the targets: the pooled Claude Code set ([PooledTargets])
 	// and one per model.
 	Sets []TargetSet `json:"sets"`
+	// Rework observes what followed each compaction (see
+	// [MeasureRework]): the evidence for the compaction-rework
+	// assumption.
+	Rework []ReworkObservation `json:"rework"`
 }
 
 // TargetSource is one transcript the targets were measured on:
@@ -147,6 +151,7 @@ func MeasureTargets(dir string, provenance map[string]TargetSource) (Targets, er
 		t.Sources = append(t.Sources, src)
 		if s.Format == transcript.ClaudeCode {
 			pooled.AddSession(s)
+			t.Rework = append(t.Rework, MeasureRework(s, rel)...)
 		}
 	}
 	t.Sets = append(t.Sets, TargetSet{Name: PooledTargets, Sessions: pooled.Sessions, Calls: pooled.Tools.N(), Figures: Measure(&pooled)})
@@ -165,4 +170,59 @@ func topFolder(rel string) string {
 		return rel
 	}
 	return parts[0] + "/" + parts[1]
+}
+
+// ReworkWindow is the number of calls before and after a compaction that
+// [MeasureRework] compares.
+const ReworkWindow = 30
+
+// ReworkObservation compares the calls after one compaction with those
+// before it: how many of their Read calls re-read a file read earlier in
+// the session. An excess after the compaction is work the summary lost.
+type ReworkObservation struct {
+	// File is the session log, relative to the transcripts' folder.
+	File string `json:"file"`
+	// PreTokens is the context the compaction started from.
+	PreTokens int `json:"pre_tokens"`
+	// Before and After count the re-reads in the [ReworkWindow] calls
+	// before and after the compaction.
+	Before int `json:"rereads_before"`
+	After  int `json:"rereads_after"`
+}
+
+// Excess is the re-reads after the compaction beyond those before.
+func (o ReworkObservation) Excess() int { return o.After - o.Before }
+
+// MeasureRework observes every compaction of a session with at least a
+// few calls on each side; only logs that record tool inputs (Claude
+// Code's) can show re-reads.
+func MeasureRework(s *transcript.Session, file string) []ReworkObservation {
+	var out []ReworkObservation
+	var calls []transcript.Call
+	type mark struct{ at, pre int }
+	var marks []mark
+	for _, e := range s.Events {
+		switch e.Kind {
+		case transcript.EventCall:
+			calls = append(calls, e.Call)
+		case transcript.EventCompaction:
+			marks = append(marks, mark{len(calls), e.Compaction.PreTokens})
+		}
+	}
+	sum := func(cs []transcript.Call) int {
+		n := 0
+		for _, c := range cs {
+			n += c.Rereads
+		}
+		return n
+	}
+	for _, m := range marks {
+		if m.at < 5 || len(calls)-m.at < 5 {
+			continue
+		}
+		before := calls[max(0, m.at-ReworkWindow):m.at]
+		after := calls[m.at:min(len(calls), m.at+ReworkWindow)]
+		out = append(out, ReworkObservation{File: file, PreTokens: m.pre, Before: sum(before), After: sum(after)})
+	}
+	return out
 }

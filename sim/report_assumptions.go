@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -42,7 +43,7 @@ func Assumptions(r *Result) []Assumption {
 		}
 		return fmt.Sprintf("%s more tool-calling replies per compaction on average (geometric, %d to %d)", strconv.FormatFloat(rw.Mean, 'g', 4, 64), rw.Min, rw.Max)
 	}
-	reworkBasis := "an assumption: the transcripts' four compactions do not measure it (the 30 calls after one re-read 4 to 8 files read before it; the excess over the 30 calls before is -7, +4, +5, -2); the default, 3, is half the re-reads seen after a compaction. Switch it with -set workload.compaction_rework.mean=N (0: off)"
+	reworkBasis := "an assumption: " + ReworkEvidence() + "; the default, 3, is half the re-reads seen after a compaction. Switch it with -set workload.compaction_rework.mean=N (0: off)"
 	if rw := r.Settings[0].Setting.Workload.CompactionRework; rw != fakemodel.DefaultCompactionRework {
 		reworkBasis = "set for this run (the default, an assumption, is " + strconv.FormatFloat(fakemodel.DefaultCompactionRework.Mean, 'g', 4, 64) + "; see fakemodel.DefaultCompactionRework)"
 	}
@@ -113,4 +114,23 @@ func (rep *Report) writeAssumptions(md *markdown) {
 	md.table([]string{"assumption", "value", "basis"}, len(as), func(i int) []string {
 		return []string{as[i].Name, as[i].Value, as[i].Basis}
 	})
+}
+
+// ReworkEvidence says what the transcripts show of the work redone after
+// a compaction (the rework observations of the targets kept in the
+// repository).
+func ReworkEvidence() string {
+	tg, err := DefaultTargets()
+	if err != nil || len(tg.Rework) == 0 {
+		return "the transcripts hold no compaction to measure it on"
+	}
+	var excess []string
+	lo, hi, sum := math.MaxInt, math.MinInt, 0
+	for _, o := range tg.Rework {
+		lo, hi = min(lo, o.After), max(hi, o.After)
+		excess = append(excess, fmt.Sprintf("%+d", o.Excess()))
+		sum += o.Excess()
+	}
+	return fmt.Sprintf("the transcripts' %d compactions do not measure it: the %d calls after one re-read %d to %d files read earlier, but the excess over the %d calls before is %s (mean %.1f)",
+		len(tg.Rework), ReworkWindow, lo, hi, ReworkWindow, strings.Join(excess, ", "), float64(sum)/float64(len(tg.Rework)))
 }
