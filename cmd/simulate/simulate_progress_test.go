@@ -5,6 +5,10 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestProgressBarRedrawsOnlyOnChange(t *testing.T) {
@@ -37,4 +41,21 @@ func TestIsTerminal(t *testing.T) {
 	if isTerminal(f) {
 		t.Error("a file is not a terminal")
 	}
+}
+
+// TestProgressBarEstimatesTheTimeLeft: elapsed time and the time left at
+// the rate so far, read from the bar's clock.
+func TestProgressBarEstimatesTheTimeLeft(t *testing.T) {
+	var b bytes.Buffer
+	bar := newProgressBar(&b)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := t0
+	bar.start, bar.now = t0, func() time.Time { return now }
+	now = t0.Add(30 * time.Second)
+	bar.update(1_000, 4_000)
+	require.Contains(t, b.String(), "25.0%  1000/4000 episodes  30s elapsed, ~1m30s left")
+	now = t0.Add(2*time.Hour + 3*time.Minute)
+	bar.update(3_999, 4_000)
+	require.Contains(t, b.String(), "2h03m elapsed, ~2s left")
+	assert.Equal(t, "59s", clock(59*time.Second))
 }
