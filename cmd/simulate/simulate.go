@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/loop"
 	"github.com/loopsim/loopsim/sim"
 )
@@ -506,19 +505,6 @@ func writeBrief(w io.Writer, r *sim.Result, elapsed time.Duration) {
 	}
 	fmt.Fprintf(w, "\n%d episodes, %d turns in %.1f s (%.0f turns/s)\n", r.Episodes*len(r.Settings), turns,
 		elapsed.Seconds(), float64(turns)/elapsed.Seconds())
-}
-
-// writeFields lists what -set and -sweep accept.
-func writeFields(w io.Writer) {
-	fmt.Fprintln(w, "Policy fields (see loop/policy.go):")
-	for _, f := range loop.PolicyFields() {
-		fmt.Fprintln(w, "  "+f)
-	}
-	fmt.Fprintln(w, "\nWorkload parameters (see fakemodel/workload.go):")
-	for _, f := range fakemodel.WorkloadFields() {
-		fmt.Fprintln(w, "  workload."+f)
-	}
-	fmt.Fprintln(w, "\nOthers:\n  model (a known model: "+strings.Join(loop.CatalogNames(), ", ")+")\n  model.context_window\n  model.max_output_tokens\n  fallback (true: a fallback model the size of the primary)\n  iteration_limit")
 }
 
 // replayEpisode plays one episode again and prints its trace.

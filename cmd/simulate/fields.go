@@ -1,0 +1,180 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/sim"
+)
+
+// fieldInfo describes one field -set and -sweep accept.
+type fieldInfo struct {
+	name    string // as -set takes it
+	typ     string // int, float, bool, or one of a list
+	valid   string // the range or the values allowed
+	def     string // the default, per profile when they differ
+	meaning string
+}
+
+// policyFieldInfos describes every policy field: its type and range from
+// the Policy struct's tags, its value in each profile, its meaning from
+// the field's doc comment (fieldDocs).
+func policyFieldInfos() []fieldInfo {
+	t := reflect.TypeOf(loop.Policy{})
+	var profiles []reflect.Value
+	names := loop.Profiles()
+	for _, n := range names {
+		p, err := loop.Profile(n)
+		if err != nil {
+			continue
+		}
+		profiles = append(profiles, reflect.ValueOf(p))
+	}
+	var out []fieldInfo
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "name" || name == "" || name == "-" {
+			continue
+		}
+		fi := fieldInfo{name: name, typ: kindName(f.Type), meaning: fieldDocs["policy."+name]}
+		if r := f.Tag.Get("range"); r != "" {
+			lo, hi, _ := strings.Cut(r, ",")
+			fi.valid = "[" + lo + ", " + hi + "]"
+		}
+		if o := f.Tag.Get("oneof"); o != "" {
+			fi.typ, fi.valid = "one of", strings.ReplaceAll(o, ",", ", ")
+		}
+		var defs []string
+		same := true
+		for k, p := range profiles {
+			v := valueText(p.Field(i))
+			defs = append(defs, names[k]+" "+v)
+			same = same && v == valueText(profiles[0].Field(i))
+		}
+		if same && len(profiles) > 0 {
+			fi.def = valueText(profiles[0].Field(i))
+		} else {
+			fi.def = strings.Join(defs, ", ")
+		}
+		out = append(out, fi)
+	}
+	return out
+}
+
+// workloadFieldInfos describes every workload parameter, with the
+// default workload's values.
+func workloadFieldInfos() []fieldInfo {
+	var out []fieldInfo
+	var walk func(t reflect.Type, v reflect.Value, prefix, parent string)
+	walk = func(t reflect.Type, v reflect.Value, prefix, parent string) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			path := prefix + name
+			if f.Type.Kind() == reflect.Struct {
+				walk(f.Type, v.Field(i), path+".", fieldDocs["workload."+path])
+				continue
+			}
+			meaning := fieldDocs["workload."+path]
+			if meaning == "" {
+				meaning = fieldDocs[t.String()+"."+f.Name] // a distribution's parameter
+				if parent != "" {
+					meaning = parent + " " + meaning
+				}
+			}
+			fi := fieldInfo{name: "workload." + path, typ: kindName(f.Type), def: valueText(v.Field(i)), meaning: meaning}
+			switch {
+			case strings.HasPrefix(path, "faults.") && f.Type.Kind() == reflect.Float64:
+				fi.valid = "[0, 1]"
+			case f.Type.Kind() == reflect.Int:
+				fi.valid = "[0, ...]"
+			}
+			out = append(out, fi)
+		}
+	}
+	w := fakemodel.DefaultWorkload()
+	walk(reflect.TypeOf(w), reflect.ValueOf(w), "", "")
+	return out
+}
+
+// otherFieldInfos describes the fields that are neither policy nor
+// workload.
+func otherFieldInfos() []fieldInfo {
+	var models []string
+	models = append(models, loop.CatalogNames()...)
+	for _, m := range sim.ModelWorkloads {
+		if _, err := loop.LookupModel(m.Model.Name); err != nil {
+			models = append(models, m.Model.Name)
+		}
+	}
+	d := sim.DefaultModel
+	return []fieldInfo{
+		{"model", "one of", strings.Join(models, ", "), d.Name, "The primary model by name: its window and output maximum (loop.Catalog), and for the transcripts' models the starting context and output fitted on their calls (sim.ModelWorkloads)."},
+		{"model.context_window", "int", "[1000, 100000000]", strconv.Itoa(d.ContextWindow), "The primary model's context window, in tokens."},
+		{"model.max_output_tokens", "int", "[1, 10000000]", strconv.Itoa(d.MaxOutputTokens), "The primary model's output maximum, in tokens."},
+		{"fallback", "bool", "true, false", "false", "A fallback model the size of the primary (the loop switches to it after repeated overloads)."},
+		{"iteration_limit", "int", "[1, 10000000]", strconv.Itoa(sim.DefaultIterationLimit), "Halts an episode that has not ended after this many iterations (a harness guard, counted as a failure)."},
+	}
+}
+
+func kindName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Float64, reflect.Float32:
+		return "float"
+	case reflect.Slice:
+		return "list of " + kindName(t.Elem())
+	}
+	return t.Kind().String()
+}
+
+func valueText(v reflect.Value) string {
+	switch v.Kind() {
+	case reflect.Float64, reflect.Float32:
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
+	case reflect.Slice:
+		parts := make([]string, v.Len())
+		for i := range parts {
+			parts[i] = valueText(v.Index(i))
+		}
+		if len(parts) == 0 {
+			return "none"
+		}
+		return strings.Join(parts, ",")
+	}
+	return fmt.Sprint(v.Interface())
+}
+
+// writeFields lists what -set and -sweep accept: each field's type,
+// range or allowed values, default and meaning.
+func writeFields(w io.Writer) {
+	groups := []struct {
+		title  string
+		fields []fieldInfo
+	}{
+		{"Policy fields (loop/policy.go; the default per profile)", policyFieldInfos()},
+		{"Workload parameters (fakemodel/workload.go; the default workload's values)", workloadFieldInfos()},
+		{"Model and harness", otherFieldInfos()},
+	}
+	for g, grp := range groups {
+		if g > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, grp.title+":")
+		for _, f := range grp.fields {
+			typ := f.typ
+			if f.valid != "" {
+				typ += " " + f.valid
+			}
+			fmt.Fprintf(w, "  %s  (%s; default %s)\n", f.name, typ, f.def)
+			if f.meaning != "" {
+				fmt.Fprintf(w, "      %s\n", f.meaning)
+			}
+		}
+	}
+}
