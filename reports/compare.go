@@ -364,7 +364,7 @@ func (sc *SettingComparison) rate(name string, is func(*Row) bool) MetricRow {
 				candOnly++
 			}
 		}
-		row.Test, row.P = "mcnemar", McNemarExact(baseOnly, candOnly)
+		row.Test, row.P = "mcnemar", sim.McNemarExact(baseOnly, candOnly)
 		row.DeltaCI = NewcombePaired(both, baseOnly, candOnly, sc.N1, sim.Confidence)
 	} else {
 		row.Test, row.P = "z", sim.TwoProportionP(k1, sc.N1, k2, sc.N2)

@@ -124,21 +124,6 @@ func MannWhitney(base, cand []float64) RankTest {
 	return res
 }
 
-// McNemarExact is the exact two-sided p-value of McNemar's test for
-// paired yes/no outcomes: of the pairs that disagree, baseOnly said yes
-// only in the base and candOnly only in the candidate; under no change
-// each is a fair coin. It is twice the binomial tail of the smaller
-// count, at most 1.
-func McNemarExact(baseOnly, candOnly int) float64 {
-	n := baseOnly + candOnly
-	if n == 0 {
-		return 1
-	}
-	k := min(baseOnly, candOnly)
-	p := 2 * distuv.Binomial{N: float64(n), P: 0.5}.CDF(float64(k))
-	return min(1, p)
-}
-
 // NewcombePaired is the interval of the difference of two paired
 // proportions (candidate minus base) by Newcombe's square-and-add method
 // for paired data (his method 10, Stat Med 1998;17:2635-2650): the two

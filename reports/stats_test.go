@@ -71,11 +71,11 @@ func TestMcNemarExact(t *testing.T) {
 	// SciPy: binomtest(6, 22, 0.5).pvalue = 0.0524787903, and
 	// statsmodels mcnemar([[59, 6], [16, 80]], exact=True) the same;
 	// binomtest(3, 15, 0.5).pvalue = 0.03515625.
-	assert.InDelta(t, 0.0524787903, McNemarExact(6, 16), 1e-9)
-	assert.InDelta(t, 0.0524787903, McNemarExact(16, 6), 1e-9)
-	assert.InDelta(t, 0.03515625, McNemarExact(12, 3), 1e-9)
-	assert.Equal(t, 1.0, McNemarExact(0, 0))
-	assert.Equal(t, 1.0, McNemarExact(4, 4))
+	assert.InDelta(t, 0.0524787903, sim.McNemarExact(6, 16), 1e-9)
+	assert.InDelta(t, 0.0524787903, sim.McNemarExact(16, 6), 1e-9)
+	assert.InDelta(t, 0.03515625, sim.McNemarExact(12, 3), 1e-9)
+	assert.Equal(t, 1.0, sim.McNemarExact(0, 0))
+	assert.Equal(t, 1.0, sim.McNemarExact(4, 4))
 }
 
 func TestTwoProportionP(t *testing.T) {

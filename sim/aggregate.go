@@ -24,6 +24,9 @@ type Aggregate struct {
 	CompletedAfterAPIError int
 	// Sum and Max are each metric's total and largest value.
 	Sum, Max [numMetrics]int64
+	// SumSq is each metric's sum of squares, exact (128 bits), so that
+	// the variance does not depend on the order episodes were added in.
+	SumSq [numMetrics]Uint128
 	// Hist is each metric's distribution over episodes.
 	Hist [numMetrics]Histogram
 	// Violations counts violations by invariant.
@@ -116,6 +119,7 @@ func (a *Aggregate) Add(ep *Episode) {
 	}
 	for m, v := range ep.Values {
 		a.Sum[m] += v
+		a.SumSq[m].addSquare(v)
 		a.Max[m] = max(a.Max[m], v)
 		a.Hist[m].Add(v)
 	}
@@ -153,6 +157,7 @@ func (a *Aggregate) Merge(o *Aggregate) {
 	}
 	for m := range numMetrics {
 		a.Sum[m] += o.Sum[m]
+		a.SumSq[m].add(o.SumSq[m])
 		a.Max[m] = max(a.Max[m], o.Max[m])
 		a.Hist[m].Merge(&o.Hist[m])
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"image/color"
 	"slices"
 
 	"gonum.org/v1/plot/plotter"
@@ -10,8 +11,11 @@ import (
 )
 
 // PlotPareto draws each setting as a point, mean tokens per episode
-// against failure rate, with the Pareto front (settings no other beats on
-// both) joined and labelled; it writes dir/pareto.png and .svg.
+// against failure rate, with 95% intervals on both axes (t, Wilson), the
+// Pareto front (settings no other beats on both) joined and labelled, and
+// the settings off the front that no setting beating them beats
+// significantly ([Result.ParetoUncertain]) marked by squares; it writes
+// dir/pareto.png and .svg.
 func PlotPareto(dir string, r *Result) ([]string, error) {
 	w, h := paretoWidth, paretoHeight
 	front := r.ParetoFront()
@@ -26,8 +30,9 @@ func PlotPareto(dir string, r *Result) ([]string, error) {
 	}
 	slices.SortFunc(onFront, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
 	lo, hi, top := all[0].X, all[0].X, 0.0
-	for _, xy := range all {
-		lo, hi, top = min(lo, xy.X), max(hi, xy.X), max(top, xy.Y)
+	for _, s := range r.Settings { // the intervals fit in the frame
+		tc, fc := s.Aggregate.MeanInterval(Tokens), s.Aggregate.FailureInterval()
+		lo, hi, top = min(lo, max(tc.Lo, 0)), max(hi, tc.Hi), max(top, 100*fc.Hi)
 	}
 	span := max(hi-lo, hi*0.1)
 	xmin, xmax := max(lo-0.1*span, 0), hi+0.45*span // room for labels on the right
@@ -37,6 +42,24 @@ func PlotPareto(dir string, r *Result) ([]string, error) {
 	p.X.Tick.Marker = countTicks{}
 	p.Y.Tick.Marker = countTicks{suffix: "%"}
 	p.Y.Min = 0
+	var errs xyErrPoints
+	for _, s := range r.Settings {
+		a := s.Aggregate
+		x, y := a.Mean(Tokens), 100*a.FailureRate()
+		tc, fc := a.MeanInterval(Tokens), a.FailureInterval()
+		errs = append(errs, struct{ x, y, xlo, xhi, ylo, yhi float64 }{x, y, x - max(tc.Lo, 0), tc.Hi - x, y - 100*fc.Lo, 100*fc.Hi - y})
+	}
+	xb, err := plotter.NewXErrorBars(errs)
+	if err != nil {
+		return nil, err
+	}
+	yb, err := plotter.NewYErrorBars(errs)
+	if err != nil {
+		return nil, err
+	}
+	barColor := color.Gray{Y: 170}
+	xb.Color, yb.Color = barColor, barColor
+	p.Add(xb, yb)
 	pts, err := plotter.NewScatter(all)
 	if err != nil {
 		return nil, err
@@ -59,6 +82,21 @@ func PlotPareto(dir string, r *Result) ([]string, error) {
 	}
 	fp.GlyphStyle = draw.GlyphStyle{Shape: draw.RingGlyph{}, Color: colorOf(3), Radius: vg.Points(5)}
 	p.Add(fp)
+	var unsure plotter.XYs
+	for i, u := range r.ParetoUncertain() {
+		if u {
+			unsure = append(unsure, all[i])
+		}
+	}
+	if len(unsure) > 0 {
+		up, err := plotter.NewScatter(unsure)
+		if err != nil {
+			return nil, err
+		}
+		up.GlyphStyle = draw.GlyphStyle{Shape: draw.SquareGlyph{}, Color: colorOf(1), Radius: vg.Points(5)}
+		p.Add(up)
+		p.Legend.Add("off the front, not significantly beaten", up)
+	}
 	labelled, names := placeLabels(all, labels, front, xmin, xmax, ymax, w, h)
 	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: labelled, Labels: names})
 	if err != nil {

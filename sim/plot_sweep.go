@@ -30,12 +30,18 @@ func PlotSweep(dir string, r *Result, bases int, sweeps []Sweep) ([]string, erro
 	xs, numeric := sweepPositions(sweeps[0].Values)
 	panels := []struct {
 		title, unit string
-		get         func(a *Aggregate) float64
+		get         func(a *Aggregate) (float64, Interval)
 		ticks       plot.Ticker
 	}{
-		{"mean tokens per episode", "tokens", func(a *Aggregate) float64 { return a.Mean(Tokens) }, countTicks{}},
-		{"mean cost per episode", "USD", func(a *Aggregate) float64 { return a.Mean(CostMicroUSD) / 1e6 }, countTicks{prefix: "$"}},
-		{"failure rate", "% of episodes", func(a *Aggregate) float64 { return 100 * a.FailureRate() }, countTicks{suffix: "%"}},
+		{"mean tokens per episode (95% CI)", "tokens", func(a *Aggregate) (float64, Interval) { return a.Mean(Tokens), a.MeanInterval(Tokens) }, countTicks{}},
+		{"mean cost per episode (95% CI)", "USD", func(a *Aggregate) (float64, Interval) {
+			ci := a.MeanInterval(CostMicroUSD)
+			return a.Mean(CostMicroUSD) / 1e6, Interval{ci.Lo / 1e6, ci.Hi / 1e6}
+		}, countTicks{prefix: "$"}},
+		{"failure rate (95% Wilson CI)", "% of episodes", func(a *Aggregate) (float64, Interval) {
+			ci := a.FailureInterval()
+			return 100 * a.FailureRate(), Interval{100 * ci.Lo, 100 * ci.Hi}
+		}, countTicks{suffix: "%"}},
 	}
 	plots := make([]*plot.Plot, len(panels))
 	for pi, panel := range panels {
@@ -51,10 +57,19 @@ func PlotSweep(dir string, r *Result, bases int, sweeps []Sweep) ([]string, erro
 			for v2 := range n2 {
 				curve := b*n2 + v2
 				xys := make(plotter.XYs, n1)
+				bars := make(yErrPoints, n1)
 				for v1 := range n1 {
 					sr := r.Settings[(b*n1+v1)*n2+v2]
-					xys[v1] = plotter.XY{X: xs[v1], Y: panel.get(sr.Aggregate)}
+					y, ci := panel.get(sr.Aggregate)
+					xys[v1] = plotter.XY{X: xs[v1], Y: y}
+					bars[v1] = yErrPoint{x: xs[v1], y: y, lo: y - max(ci.Lo, 0), hi: ci.Hi - y}
 				}
+				eb, err := plotter.NewYErrorBars(bars)
+				if err != nil {
+					return nil, err
+				}
+				eb.Color, eb.Width = colorOf(curve), vg.Points(1)
+				p.Add(eb)
 				ln, pts, err := plotter.NewLinePoints(xys)
 				if err != nil {
 					return nil, err
@@ -117,3 +132,21 @@ func curveLabel(r *Result, b, n1, n2, v2 int, sweeps []Sweep) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// yErrPoint is a point with asymmetric vertical errors; yErrPoints
+// implement plotter.XYer and plotter.YErrorer.
+type yErrPoint struct{ x, y, lo, hi float64 }
+
+type yErrPoints []yErrPoint
+
+func (e yErrPoints) Len() int                        { return len(e) }
+func (e yErrPoints) XY(i int) (float64, float64)     { return e[i].x, e[i].y }
+func (e yErrPoints) YError(i int) (float64, float64) { return e[i].lo, e[i].hi }
+
+// xyErrPoints are points with asymmetric errors on both axes.
+type xyErrPoints []struct{ x, y, xlo, xhi, ylo, yhi float64 }
+
+func (e xyErrPoints) Len() int                        { return len(e) }
+func (e xyErrPoints) XY(i int) (float64, float64)     { return e[i].x, e[i].y }
+func (e xyErrPoints) XError(i int) (float64, float64) { return e[i].xlo, e[i].xhi }
+func (e xyErrPoints) YError(i int) (float64, float64) { return e[i].ylo, e[i].yhi }

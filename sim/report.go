@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/loopsim/loopsim/loop"
@@ -69,12 +70,16 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		", or that ended completed after an API error (the seed's path: the error is shown, the stop-failure hooks run, the loop returns completed);" +
 		" the other terminals end where the user, a hook or the turn cap said. The completed column leaves out completions after an API error.")
 	md.line("")
+	md.linef("Each figure with ± is an estimate from the n = %s episodes of its setting, ± half the width of its 95%% confidence interval "+
+		"(Wilson's for rates, Student's t for means).", thousands(int64(r.Episodes)))
+	md.line("")
 
 	md.line("## Outcomes")
 	md.line("")
 	md.table([]string{"setting", "completed", "failed", "halted", "most frequent failures"}, len(r.Settings), func(i int) []string {
 		a := r.Settings[i].Aggregate
-		return []string{labels[i], percent(a.rate(a.Terminals[loop.Completed] - a.CompletedAfterAPIError)), percent(a.FailureRate()),
+		completed := a.Terminals[loop.Completed] - a.CompletedAfterAPIError
+		return []string{labels[i], ratePM(completed, a.Episodes), ratePM(a.Failures(), a.Episodes),
 			thousands(int64(a.Halted)), topFailures(a, 3)}
 	})
 
@@ -85,9 +90,9 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	md.table([]string{"setting", "turns (mean)", "tokens (mean)", "p50", "p90", "p99", "wasted (mean)", "peak context p99", "cost (mean)", "cost p90"},
 		len(r.Settings), func(i int) []string {
 			a := r.Settings[i].Aggregate
-			return []string{labels[i], decimal(a.Mean(Turns)), FormatTokens(a.Mean(Tokens)), FormatTokens(float64(a.Quantile(Tokens, 0.5))),
-				FormatTokens(float64(a.Quantile(Tokens, 0.9))), FormatTokens(float64(a.Quantile(Tokens, 0.99))), FormatTokens(a.Mean(WastedTokens)),
-				FormatTokens(float64(a.Quantile(PeakContext, 0.99))), usd(a.Mean(CostMicroUSD)), usd(float64(a.Quantile(CostMicroUSD, 0.9)))}
+			return []string{labels[i], meanPM(a, Turns, decimal), meanPM(a, Tokens, FormatTokens), FormatTokens(float64(a.Quantile(Tokens, 0.5))),
+				FormatTokens(float64(a.Quantile(Tokens, 0.9))), FormatTokens(float64(a.Quantile(Tokens, 0.99))), meanPM(a, WastedTokens, FormatTokens),
+				FormatTokens(float64(a.Quantile(PeakContext, 0.99))), meanPM(a, CostMicroUSD, usd), usd(float64(a.Quantile(CostMicroUSD, 0.9)))}
 		})
 
 	md.line("## Context management and recovery, per 100 episodes")
@@ -135,15 +140,47 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	if len(r.Settings) > 1 {
 		md.line("## Pareto front: tokens against failures")
 		md.line("")
-		md.line("The settings no other setting beats on both mean tokens per episode and failure rate:")
+		tests := "paired by episode (every setting played the same episodes): the paired t test for mean tokens, McNemar's exact test for the failure rate"
+		if !r.Paired() {
+			tests = "as independent samples: Welch's t for mean tokens, the two-proportion z test for the failure rate"
+		}
+		md.line("The settings no other setting beats on both mean tokens per episode and failure rate, and the settings each is not significantly different from " +
+			"(neither figure differs at 5%, " + tests + "; more episodes could reorder them):")
 		md.line("")
-		for i, on := range r.ParetoFront() {
-			if on {
-				a := r.Settings[i].Aggregate
-				md.linef("- %s: %s tokens per episode, %s failures", labels[i], FormatTokens(a.Mean(Tokens)), percent(a.FailureRate()))
+		front, uncertain := r.ParetoFront(), r.ParetoUncertain()
+		for i, on := range front {
+			if !on {
+				continue
+			}
+			a := r.Settings[i].Aggregate
+			line := fmt.Sprintf("- %s: %s tokens per episode, %s failures", labels[i], meanPM(a, Tokens, FormatTokens), ratePM(a.Failures(), a.Episodes))
+			var same []string
+			for j := range r.Settings {
+				if j != i && !r.Distinct(i, j) {
+					same = append(same, labels[j])
+				}
+			}
+			if len(same) > 0 {
+				line += "; not significantly different from " + strings.Join(same, ", ")
+			}
+			md.line(line)
+		}
+		var off []string
+		for i, u := range uncertain {
+			if u {
+				off = append(off, labels[i])
 			}
 		}
+		if len(off) > 0 {
+			md.line("")
+			md.linef("Off the front but not significantly beaten by a setting on it: %s.", strings.Join(off, ", "))
+		}
 		md.line("")
+		if !r.Paired() {
+			md.line("The run was too large to keep every episode's figures for pairing; the settings share their episodes (common random numbers), " +
+				"which makes tests of independent samples conservative: a difference they call significant is one, a difference they do not may still be.")
+			md.line("")
+		}
 	}
 
 	rep.writeAssumptions(md)
@@ -247,6 +284,20 @@ func (rep *Report) writeExamples(md *markdown, labels []string, liveness bool) {
 			md.line("")
 		}
 	}
+}
+
+// ratePM writes k of n as a percentage with the half-width of its
+// Wilson interval: "1.6% ± 0.6".
+func ratePM(k, n int) string {
+	ci := Wilson(k, n, Confidence)
+	return fmt.Sprintf("%s ± %s", percent(ratio(k, n)), strconv.FormatFloat(100*(ci.Hi-ci.Lo)/2, 'f', 1, 64))
+}
+
+// meanPM writes metric m's mean with the half-width of its t interval,
+// both in format.
+func meanPM(a *Aggregate, m Metric, format func(float64) string) string {
+	ci := a.MeanInterval(m)
+	return format(a.Mean(m)) + " ± " + format((ci.Hi-ci.Lo)/2)
 }
 
 func terminalOf(ep *Episode) string {

@@ -51,6 +51,11 @@ type Result struct {
 	// cancelled): Settings hold only the episodes that finished, each
 	// whole, fewer than Episodes.
 	Partial bool
+
+	// pairs holds each episode's tokens and failure per setting, for the
+	// paired comparisons of the Pareto view; nil when the run was too
+	// large to keep them (see maxPaired) or was interrupted.
+	pairs *pairs
 }
 
 // SettingResult is one setting's aggregate.
@@ -93,6 +98,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			aggs[w][i] = NewAggregate()
 		}
 	}
+	pairs := newPairs(len(cfg.Settings), cfg.Episodes)
 	var done atomic.Int64
 	err := forEach(ctx, workers, total, func(w, j int) error {
 		si, index := j/cfg.Episodes, j%cfg.Episodes
@@ -101,6 +107,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return err
 		}
 		aggs[w][si].Add(&ep)
+		pairs.set(si, &ep)
 		if cfg.OnEpisode != nil {
 			cfg.OnEpisode(si, &ep)
 		}
@@ -114,6 +121,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
 	res := &Result{Seed: cfg.Seed, Episodes: cfg.Episodes, Prices: cfg.Prices, Checked: cfg.Check != nil, Partial: interrupted}
+	if !interrupted {
+		res.pairs = pairs
+	}
 	for i, s := range cfg.Settings {
 		agg := NewAggregate()
 		for _, w := range aggs {

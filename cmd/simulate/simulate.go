@@ -454,11 +454,11 @@ func writePlots(rep *sim.Report, p *simPlan, dir string) error {
 	}...)
 	if len(p.sweeps) > 0 {
 		figures = append(figures, figure{func() ([]string, error) { return sim.PlotSweep(dir, res, len(p.bases), p.sweeps) },
-			"Sweep curves: mean tokens, mean cost and failure rate per episode against " + p.sweeps[0].Field + "."})
+			"Sweep curves: mean tokens, mean cost and failure rate per episode against " + p.sweeps[0].Field + ", with 95% confidence intervals."})
 	}
 	if len(res.Settings) > 1 {
 		figures = append(figures, figure{func() ([]string, error) { return sim.PlotPareto(dir, res) },
-			"Each setting's mean tokens per episode against its failure rate; the Pareto front is joined."})
+			"Each setting's mean tokens per episode against its failure rate, with 95% intervals on both axes; the Pareto front is joined; squares mark settings off the front that no setting beating them beats significantly."})
 	}
 	for _, f := range figures {
 		files, err := f.plot()
