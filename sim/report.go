@@ -71,7 +71,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		" the other terminals end where the user, a hook or the turn cap said. The completed column leaves out completions after an API error.")
 	md.line("")
 	md.linef("Each figure with ± is an estimate from the n = %s episodes of its setting, ± half the width of its 95%% confidence interval "+
-		"(Wilson's for rates, Student's t for means).", thousands(int64(r.Episodes)))
+		"(Wilson's for rates, Student's t for means); a rate whose interval is far from symmetric shows the interval instead, [low, high].", thousands(int64(r.Episodes)))
 	md.line("")
 
 	md.line("## Outcomes")
@@ -287,10 +287,16 @@ func (rep *Report) writeExamples(md *markdown, labels []string, liveness bool) {
 }
 
 // ratePM writes k of n as a percentage with the half-width of its
-// Wilson interval: "1.6% ± 0.6".
+// Wilson interval, "1.6% ± 0.6", or with the interval itself, "0.0%
+// [0.0, 6.0]", where the interval is far from symmetric (near 0 or 100%).
 func ratePM(k, n int) string {
 	ci := Wilson(k, n, Confidence)
-	return fmt.Sprintf("%s ± %s", percent(ratio(k, n)), strconv.FormatFloat(100*(ci.Hi-ci.Lo)/2, 'f', 1, 64))
+	p := ratio(k, n)
+	below, above := p-ci.Lo, ci.Hi-p
+	if min(below, above) < 0.75*max(below, above) {
+		return fmt.Sprintf("%s [%s, %s]", percent(p), strconv.FormatFloat(100*ci.Lo, 'f', 1, 64), strconv.FormatFloat(100*ci.Hi, 'f', 1, 64))
+	}
+	return fmt.Sprintf("%s ± %s", percent(p), strconv.FormatFloat(100*(ci.Hi-ci.Lo)/2, 'f', 1, 64))
 }
 
 // meanPM writes metric m's mean with the half-width of its t interval,
