@@ -1,5 +1,7 @@
 package loop
 
+import "slices"
+
 // StateRecord is the state the loop carries out of an iteration: the ten
 // fields of SPEC §1, recorded at the end of every iteration (after its
 // transition, or just before its terminal). Messages are recorded as IDs
@@ -89,59 +91,75 @@ func (r *run) recordState(s *State) {
 	r.emit(ev)
 }
 
-// diff records h and returns how it differs from the last recorded history.
+// diff records h and returns how it differs from the last recorded
+// history. The common case costs what was appended: the history grew in
+// place. After an in-place edit (microcompact, the tool-result budget)
+// the kept messages are compared by position, without allocating; only a
+// history that lost or reordered messages is rebuilt.
 func (c *recorder) diff(h []Message) MessagesRecord {
 	n := len(c.refs)
+	var out MessagesRecord
+	k := 0
 	if n > 0 && !c.edited && len(h) >= n && &h[0] == c.first && h[n-1].ID == c.refs[n-1].ID {
-		// the history grew in place: only the appended messages are new
+		k = n
+	} else {
+		for ; k < n && k < len(h) && h[k].ID == c.refs[k].ID; k++ {
+			if h[k].Tokens != c.refs[k].Tokens {
+				c.tokens += h[k].Tokens - c.refs[k].Tokens
+				c.refs[k].Tokens = h[k].Tokens
+				out.Resized = append(out.Resized, c.refs[k])
+			}
+		}
+	}
+	if k == n {
+		// the recorded history is a prefix of h: only appends are new
 		for _, m := range h[n:] {
 			c.refs = append(c.refs, MessageRef{ID: m.ID, Tokens: m.Tokens})
 			c.tokens += m.Tokens
 		}
-		return MessagesRecord{Count: len(h), Tokens: c.tokens, Added: c.refs[n:len(c.refs):len(c.refs)]}
+		if len(h) > n {
+			out.Added = slices.Clone(c.refs[n:])
+		}
+	} else {
+		c.rebuild(h, k, &out)
 	}
-	var out MessagesRecord
+	c.edited = false
+	c.first = nil
+	if len(h) > 0 {
+		c.first = &h[0]
+	}
+	out.Count, out.Tokens = len(h), c.tokens
+	return out
+}
+
+// rebuild records h when it is not an extension of the recorded history
+// past position k: compaction, snip, collapse, a dropped boundary.
+func (c *recorder) rebuild(h []Message, k int, out *MessagesRecord) {
+	old := make(map[string]int, len(c.refs)-k)
+	for _, x := range c.refs[k:] {
+		old[x.ID] = x.Tokens
+	}
 	refs := make([]MessageRef, len(h))
 	tokens := 0
 	for i, m := range h {
 		refs[i] = MessageRef{ID: m.ID, Tokens: m.Tokens}
 		tokens += m.Tokens
+		if i < k {
+			continue
+		}
+		t, ok := old[m.ID]
+		switch {
+		case !ok:
+			out.Added = append(out.Added, refs[i])
+		case t != m.Tokens:
+			out.Resized = append(out.Resized, refs[i])
+		}
+		delete(old, m.ID)
 	}
-	// the common prefix, position by position
-	k := 0
-	for ; k < n && k < len(h) && h[k].ID == c.refs[k].ID; k++ {
-		if h[k].Tokens != c.refs[k].Tokens {
-			out.Resized = append(out.Resized, refs[k])
+	for _, x := range c.refs[k:] {
+		if _, ok := old[x.ID]; ok {
+			out.Removed = append(out.Removed, x.ID)
 		}
 	}
-	if k < n {
-		old := make(map[string]int, n-k)
-		for _, x := range c.refs[k:] {
-			old[x.ID] = x.Tokens
-		}
-		for _, x := range refs[k:] {
-			t, ok := old[x.ID]
-			switch {
-			case !ok:
-				out.Added = append(out.Added, x)
-			case t != x.Tokens:
-				out.Resized = append(out.Resized, x)
-			}
-			delete(old, x.ID)
-		}
-		for _, x := range c.refs[k:] {
-			if _, ok := old[x.ID]; ok {
-				out.Removed = append(out.Removed, x.ID)
-			}
-		}
-	} else if k < len(h) {
-		out.Added = refs[k:len(refs):len(refs)]
-	}
-	c.refs, c.tokens, c.edited = refs, tokens, false
-	c.first = nil
-	if len(h) > 0 {
-		c.first = &h[0]
-	}
-	out.Count, out.Tokens = len(h), tokens
-	return out
+	c.refs, c.tokens = refs, tokens
 }

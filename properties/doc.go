@@ -13,6 +13,14 @@
 // runs: [CheckDeterminism]. Bounds follow the policy: [IterationBound]
 // states the termination bound.
 //
+// # Testing your own policy
+//
+// [Test] is the entry point for a user's own `go test`: it checks every
+// invariant and the user's own [Property] predicates over runs rapid
+// draws for the user's policy, half of them driving one of the policy's
+// guards to its cap ([PressureCaseGen]), and reports a failure as the
+// shrunk case, the trace around the violation and the replay command.
+//
 // # Generators
 //
 // A [Case] is one run as plain data (policy, models, fault script, the

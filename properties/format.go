@@ -107,6 +107,10 @@ func (c Case) String() string {
 	return b.String()
 }
 
+// GoString is the case as String writes it, so that rapid's log of a
+// drawn case reads like the failure report rather than a struct dump.
+func (c Case) GoString() string { return "properties.Case:\n" + c.String() }
+
 // PolicyDiff lists, as "field=value" in field order, the fields of p that
 // differ from the built-in profile p.Name (all of them if p.Name names
 // none).
