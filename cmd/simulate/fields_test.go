@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"go/ast"
+	"go/format"
 	"go/parser"
 	"go/token"
 	"os"
@@ -90,13 +91,15 @@ func TestFieldDocs(t *testing.T) {
 		fmt.Fprintf(&b, "\t%q: %q,\n", k, docs[k])
 	}
 	b.WriteString("}\n")
+	src, err := format.Source(b.Bytes())
+	require.NoError(t, err)
 	if *updateDocs {
-		require.NoError(t, os.WriteFile("fields_doc.go", b.Bytes(), 0o644))
+		require.NoError(t, os.WriteFile("fields_doc.go", src, 0o644))
 		return
 	}
 	got, err := os.ReadFile("fields_doc.go")
 	require.NoError(t, err)
-	assert.Equal(t, b.String(), string(got), "fields_doc.go is stale: go test ./cmd/simulate -run TestFieldDocs -update-field-docs")
+	assert.Equal(t, string(src), string(got), "fields_doc.go is stale: go test ./cmd/simulate -run TestFieldDocs -update-field-docs")
 }
 
 // TestFieldsDescribeEveryField: -fields gives every policy field and
