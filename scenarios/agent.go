@@ -82,7 +82,8 @@ type AgentObserved struct {
 	// Rejected lists the requests that broke the API's rules; a scenario
 	// expects none.
 	Rejected []string
-	// Harness lists faults of the scenario itself (its script ran out).
+	// Harness lists faults of the scenario itself: its script ran out, or
+	// was not used up (the agent stopped before every step was played).
 	Harness []string
 }
 
@@ -146,7 +147,7 @@ func RunAgent(ctx context.Context, s *Scenario, a Agent) (*AgentOutcome, error) 
 	var group processGroup
 	opts := a.Options
 	opts.OnAbort = group.interrupt
-	srv, _, err := s.Server(opts)
+	srv, model, err := s.Server(opts)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
@@ -205,6 +206,9 @@ func RunAgent(ctx context.Context, s *Scenario, a Agent) (*AgentOutcome, error) 
 		return out, &AgentError{Scenario: s.Name, Outcome: out, Msg: waitErr.Error()}
 	}
 	out.Want, out.Got = s.wantAgent(), s.observeAgent(out, stdoutText)
+	if !model.Done() {
+		out.Got.Harness = append(out.Got.Harness, fmt.Sprintf("the script was not used up: the agent stopped after %d requests", len(out.Records)))
+	}
 	return out, nil
 }
 

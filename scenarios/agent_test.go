@@ -3,12 +3,10 @@ package scenarios_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,31 +16,8 @@ import (
 	"github.com/loopsim/loopsim/scenarios"
 )
 
-var (
-	agentOnce sync.Once
-	agentBin  string
-	agentErr  error
-)
-
-// testAgent builds testdata/agent once: a small agent loop in Go.
-func testAgent(t *testing.T) string {
-	t.Helper()
-	agentOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "loopsim-testagent-")
-		if err != nil {
-			agentErr = err
-			return
-		}
-		agentBin = filepath.Join(dir, "agent")
-		out, err := exec.Command("go", "build", "-o", agentBin, "./testdata/agent").CombinedOutput()
-		if err != nil {
-			agentErr = err
-			t.Log(string(out))
-		}
-	})
-	require.NoError(t, agentErr)
-	return agentBin
-}
+// testAgent is the small Go agent of testdata/agent, built once.
+func testAgent(t *testing.T) string { return scenarios.BuildTestAgent(t) }
 
 func libraryScenario(t *testing.T, name string) *scenarios.Scenario {
 	t.Helper()
@@ -126,4 +101,14 @@ func alive(pid int) bool {
 	}
 	fields := strings.Fields(string(data))
 	return len(fields) > 2 && fields[2] != "Z"
+}
+
+func TestAgentThatStopsEarlyLeavesTheScriptUnused(t *testing.T) {
+	bin := testAgent(t)
+	out, err := scenarios.RunAgent(context.Background(), libraryScenario(t, "cc-truncation-recovery"),
+		scenarios.Agent{Command: bin + " -requests 1", Timeout: 30 * time.Second})
+	require.NoError(t, err)
+	assert.False(t, out.Passed())
+	assert.Equal(t, []string{"the script was not used up: the agent stopped after 1 requests"}, out.Got.Harness)
+	assert.Equal(t, "error_max_turns", out.Got.Result)
 }

@@ -11,5 +11,5 @@ import (
 // model calls that can be abandoned, simulation workers) that must all
 // end.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(removeTestAgent))
 }

@@ -27,6 +27,15 @@ var (
 	agentErr  error
 )
 
+// removeTestAgent removes the built agent when the tests end, then exits
+// with their status (goleak.Cleanup).
+func removeTestAgent(code int) {
+	if agentBin != "" {
+		_ = os.RemoveAll(filepath.Dir(agentBin))
+	}
+	os.Exit(code)
+}
+
 // testAgent builds the small Go agent of scenarios/testdata/agent once.
 func testAgent(t *testing.T) string {
 	t.Helper()

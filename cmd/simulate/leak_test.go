@@ -11,5 +11,5 @@ import (
 // model calls that can be abandoned, simulation workers) that must all
 // end.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("os/signal.loop") /* signal.NotifyContext starts it once per process */)
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("os/signal.loop") /* signal.NotifyContext starts it once per process */, goleak.Cleanup(removeTestAgent))
 }

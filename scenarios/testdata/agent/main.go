@@ -55,6 +55,7 @@ var (
 	model     = flag.String("model", "claude-sonnet-5-5", "model")
 	maxTokens = flag.Int("max-tokens", 128000, "max_tokens")
 	mode      = flag.String("mode", "normal", "normal, hang, silent, unpaired, spawn")
+	requests  = flag.Int("requests", 50, "give up after this many requests")
 )
 
 func result(subtype string, code int) {
@@ -81,7 +82,7 @@ func main() {
 	history := []message{{Role: "user", Content: []block{{Type: "text", Text: "Fix the build."}}}}
 	recoveries, failures := 0, 0
 	stream := true
-	for range 50 {
+	for range *requests {
 		r, err := send(history, stream)
 		if err != nil {
 			e := err.(*apiError)
