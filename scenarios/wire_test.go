@@ -1,11 +1,16 @@
 package scenarios_test
 
 import (
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/fakemodel/messagesapi"
 	"github.com/loopsim/loopsim/loop"
 	"github.com/loopsim/loopsim/scenarios"
 )
@@ -71,4 +76,55 @@ func TestTraceRequests(t *testing.T) {
 	}
 	assert.Equal(t, []string{"M:tool", "next_turn", "M:400", "C:text", "M:stream_error", "M:500", "M:drop", "M:stream_error", "M:trunc", "M:empty"},
 		scenarios.TraceRequests(trace))
+}
+
+// The in-process trace labels a request as the fake server labels the
+// same step answered over the wire, for every step kind the wire can
+// carry.
+func TestTraceLabelsAgreeWithTheServer(t *testing.T) {
+	steps := []fakemodel.Step{
+		{Text: "done"},
+		{ToolUses: []fakemodel.ToolUse{{Name: "Read"}}},
+		{Kind: fakemodel.Empty},
+		{Kind: fakemodel.MalformedToolUse},
+		{Kind: fakemodel.Truncated},
+		{Kind: fakemodel.PromptTooLong},
+		{Kind: fakemodel.RequestTooLarge},
+		{Kind: fakemodel.MediaTooLarge},
+		{Kind: fakemodel.Overloaded},
+		{Kind: fakemodel.FallbackTriggered},
+		{Kind: fakemodel.FallbackTriggered, After: 1},
+		{Kind: fakemodel.RateLimited, RetryAfterMS: 10},
+		{Kind: fakemodel.ServerError, Status: 503},
+		{Kind: fakemodel.ConnectionDropped},
+		{Kind: fakemodel.ConnectionDropped, After: 2},
+		{Kind: fakemodel.InvalidRequest},
+		{Kind: fakemodel.OtherStatus, Status: 403},
+		{Kind: fakemodel.StreamError},
+		{Kind: fakemodel.StreamError, After: 1},
+	}
+	info := loop.ModelInfo{Name: "claude-sonnet-4-5", ContextWindow: 200_000, MaxOutputTokens: 32_000}
+	for _, step := range steps {
+		name := string(step.Kind)
+		if step.After > 0 {
+			name += " after"
+		}
+		t.Run(name, func(t *testing.T) {
+			script := []fakemodel.Step{step, {Text: "ok", Repeat: fakemodel.Forever}}
+			res, err := loop.Run(t.Context(), loop.Config{Policy: loop.ClaudeCode(), Model: &fakemodel.Model{Script: script, Window: info.ContextWindow},
+				Primary: info, ToolNames: []string{"Read"}}, []loop.Message{loop.UserText("go")})
+			require.NoError(t, err)
+			inProcess := scenarios.TraceRequests(res.Trace)[0]
+
+			srv := messagesapi.NewServer(&fakemodel.Model{Script: script, Window: info.ContextWindow}, messagesapi.Options{})
+			defer srv.Close()
+			resp, err := http.Post(srv.URL+"/v1/messages", "application/json", strings.NewReader(
+				`{"model":"claude-sonnet-4-5","max_tokens":32000,"stream":true,"messages":[{"role":"user","content":"go"}]}`))
+			if err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			assert.Equal(t, inProcess, messagesapi.Labels(srv.Requests())[0])
+		})
+	}
 }
