@@ -143,6 +143,10 @@ type MetricRow struct {
 	Direction int `json:"direction"`
 	// Verdict is better, worse, changed or ~.
 	Verdict string `json:"verdict"`
+	// Disagree is set on a mean whose rank test is significant while the
+	// interval of the difference of means holds zero: the typical episode
+	// moved, but a few large ones dominate the mean.
+	Disagree bool `json:"rank_and_mean_disagree,omitempty"`
 }
 
 // Relative is the delta as a fraction of the base value, and its
@@ -258,6 +262,7 @@ func compareSetting(base, cand *Record, i int, opt Options) (*SettingComparison,
 		r := &sc.Rows[j]
 		r.PHolm = p
 		r.Verdict = verdict(r)
+		r.Disagree = r.Kind == KindMean && r.Significant(Alpha) && r.DeltaCI.Contains(0)
 	}
 	sc.newViolations(cand.Header.Build)
 	return sc, nil

@@ -298,3 +298,28 @@ func TestPlot(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, figs, 3)
 }
+
+// TestRankAndMeanDisagree: nearly every episode costs a little more
+// while one costs far less; the signed-rank test calls the typical
+// episode worse, the mean's interval holds zero, and the row says so.
+func TestRankAndMeanDisagree(t *testing.T) {
+	s := setting(t, "claude-code")
+	base := synthetic(3, 200, 0, 1, -1)
+	cand := append([]Row(nil), base...)
+	for i := range cand {
+		cand[i].Tokens += 10
+	}
+	cand[0].Tokens -= 100_000
+	cand[0].Tokens = max(cand[0].Tokens, 0)
+	c, err := Compare(recordOf("b", s, 1, base, false), recordOf("c", s, 1, cand, false), Options{})
+	require.NoError(t, err)
+	for _, r := range c.Settings[0].Rows {
+		if r.Metric == "tokens" {
+			assert.Equal(t, Worse, r.Verdict)
+			assert.True(t, r.DeltaCI.Contains(0), "%+v", r.DeltaCI)
+			assert.True(t, r.Disagree)
+			return
+		}
+	}
+	t.Fatal("no tokens row")
+}

@@ -125,6 +125,7 @@ func (sc *SettingComparison) writeMarkdown(w *bufio.Writer, c *Comparison) {
 			thousands(sc.N1), thousands(sc.N2))
 	}
 	p("")
+	dagger := false
 	p("| metric | base | candidate | delta | 95%% CI | p (Holm) | effect | verdict |")
 	p("|---|---:|---:|---:|---:|---:|---:|---|")
 	for i := range sc.Rows {
@@ -133,10 +134,18 @@ func (sc *SettingComparison) writeMarkdown(w *bufio.Writer, c *Comparison) {
 		if verdict != Same {
 			verdict = "**" + verdict + "**"
 		}
+		if r.Disagree {
+			verdict += " †"
+			dagger = true
+		}
 		p("| %s | %s | %s | %s | %s | %s | %s | %s |", rowName(r), FormatValue(r, r.Base, r.BaseCI), FormatValue(r, r.Candidate, r.CandidateCI),
 			FormatDelta(r, r.Delta), formatDeltaCI(r), formatP(r.PHolm), formatEffect(r), verdict)
 	}
 	p("")
+	if dagger {
+		p("† The rank test finds a shift but the interval of the difference of means holds zero: the typical episode moved, while a few large episodes dominate the mean. The p-value and the verdict are the rank test's; the delta and its interval are the means'.")
+		p("")
+	}
 	var sig []string
 	for i := range sc.Rows {
 		if r := &sc.Rows[i]; r.Verdict != Same {
@@ -249,10 +258,14 @@ func formatEffect(r *MetricRow) string {
 func number(r *MetricRow, v float64) string {
 	switch r.Unit {
 	case "usd":
-		if math.Abs(v) < 0.1 {
-			return fmt.Sprintf("$%.4f", v)
+		sign := ""
+		if v < 0 {
+			sign, v = "-", -v
 		}
-		return fmt.Sprintf("$%.3f", v)
+		if v < 0.1 {
+			return fmt.Sprintf("%s$%.4f", sign, v)
+		}
+		return fmt.Sprintf("%s$%.3f", sign, v)
 	case "tokens":
 		return sim.FormatTokens(v)
 	case "ms":

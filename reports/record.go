@@ -181,6 +181,11 @@ func (r *Record) Setting(i int) []Row {
 	return r.Rows[i*n : (i+1)*n]
 }
 
+// recordRowGroup is the rows of one Parquet row group: the writer holds
+// one row group in memory at a time, so a million episodes take as much
+// memory as 131,072.
+const recordRowGroup = 1 << 17
+
 // recordBatch is how many rows a recorder hands the Parquet writer at
 // once.
 const recordBatch = 4096
@@ -208,7 +213,8 @@ func NewRecorder(w io.Writer, h Header) (*Recorder, error) {
 	}
 	h.Schema = SchemaVersion
 	return &Recorder{
-		w:       parquet.NewGenericWriter[Row](w, parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault})),
+		w: parquet.NewGenericWriter[Row](w, parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+			parquet.MaxRowsPerRowGroup(recordRowGroup)),
 		header:  h,
 		pending: map[int]Row{},
 	}, nil
