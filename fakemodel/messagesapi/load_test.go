@@ -53,7 +53,7 @@ func (e *badStream) Error() string {
 func TestSixtyFourConcurrentStreamsAndClientsThatLeave(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	srv := messagesapi.NewServer(&fakemodel.Model{Script: []fakemodel.Step{reply}},
-		messagesapi.Options{EventDelay: 5 * time.Millisecond})
+		messagesapi.Options{EventDelay: 20 * time.Millisecond}) // streams of about 400 ms: the leavers leave mid-stream
 	c := client()
 	raw := mustJSON(t, request(true, userText("go")))
 	var wg sync.WaitGroup
