@@ -30,7 +30,7 @@ func PlotQQ(dir string, fit *Fit) ([]string, error) {
 		if len(x) == 0 || len(y) == 0 {
 			continue
 		}
-		counts := d.name == "tools per call" || d.name == "calls per user prompt"
+		counts := d.name == "tools per call" // has zeros: linear axes
 		var pts plotter.XYs
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for i := 1; i < 100; i++ {

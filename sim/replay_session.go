@@ -53,11 +53,15 @@ type SessionReplay struct {
 }
 
 // ReplaySessionSteps turns a session's calls into the steps of
-// [fakemodel.Session]: each call's output and tool calls, and what the
-// context gained before the next call besides the output. Across a real
-// compaction the gain is unknown, and so is a shrinking context's (the
-// agent cleared something); the session's median gain stands in. It also
-// returns the calls' contexts and the calls a compaction came before.
+// [fakemodel.Session]: each call's output that stays in the context
+// (reasoning the log reports apart is left out) and tool calls, and what
+// the context gained before the next call besides that output. Across a
+// real compaction the gain is unknown: the session's median gain stands
+// in. Where the context shrank without a compaction (the agent cleared
+// something) the replay cannot shrink it: the gain is 0 and the shrink is
+// taken from the gains that follow, so the replay runs above the real
+// context only until it has caught up. It also returns the calls'
+// contexts and the calls a compaction came before.
 func ReplaySessionSteps(s *transcript.Session) (steps []fakemodel.SessionStep, contexts, compactedBefore []int) {
 	var calls []transcript.Call
 	var compacted []bool // compacted[i]: a compaction came before call i
@@ -75,12 +79,21 @@ func ReplaySessionSteps(s *transcript.Session) (steps []fakemodel.SessionStep, c
 	var gains []int
 	adds := make([]int, len(calls))
 	known := make([]bool, len(calls))
+	debt := 0 // what the real context shrank by and the replay has not yet
 	for i := 0; i+1 < len(calls); i++ {
-		g := calls[i+1].Usage.Context() - calls[i].Usage.Context() - calls[i].Usage.Output
-		if !compacted[i+1] && g >= 0 {
-			adds[i], known[i] = g, true
-			gains = append(gains, g)
+		g := calls[i+1].Usage.Context() - calls[i].Usage.Context() - kept(calls[i])
+		if compacted[i+1] {
+			debt = 0
+			continue
 		}
+		if g < 0 {
+			debt, g = debt-g, 0
+		} else {
+			pay := min(g, debt)
+			g, debt = g-pay, debt-pay
+		}
+		adds[i], known[i] = g, true
+		gains = append(gains, g)
 	}
 	median := 0
 	if len(gains) > 0 {
@@ -91,7 +104,7 @@ func ReplaySessionSteps(s *transcript.Session) (steps []fakemodel.SessionStep, c
 		if !known[i] {
 			adds[i] = median
 		}
-		steps = append(steps, fakemodel.SessionStep{Output: c.Usage.Output, Tools: c.Tools, Adds: adds[i]})
+		steps = append(steps, fakemodel.SessionStep{Output: kept(c), Tools: c.Tools, Adds: adds[i]})
 		contexts = append(contexts, c.Usage.Context())
 		if compacted[i] {
 			compactedBefore = append(compactedBefore, i)
@@ -140,6 +153,13 @@ func ReplaySession(ctx context.Context, s *transcript.Session, settings []Settin
 			real.CostMicroUSD += prices.microUSD(0, 0, int64(pre), int64(r.Summary))
 			real.Requests++
 		}
+	}
+	reasoning := 0
+	for _, c := range s.Calls() {
+		reasoning += c.Usage.Reasoning
+	}
+	if reasoning > 0 {
+		real.Notes = append(real.Notes, fmt.Sprintf("%d reasoning output tokens are in the real figures, not in the replays (they do not stay in the context)", reasoning))
 	}
 	if len(compacted) > 0 {
 		real.Notes = append(real.Notes, fmt.Sprintf("each compaction's own request (not in the log) estimated: its context read from the cache, a %d-token summary written", r.Summary))
@@ -217,3 +237,6 @@ func (s ReplaySide) Replayed() int {
 	}
 	return n
 }
+
+// kept is the output of a call that the next call's context carries.
+func kept(c transcript.Call) int { return c.Usage.Output - c.Usage.Reasoning }

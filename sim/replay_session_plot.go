@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
@@ -27,8 +28,10 @@ func PlotReplaySession(dir, name string, r *SessionReplay) (string, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s: context per call, real vs replayed", filepath.Base(r.Name))
 	p.X.Label.Text = "call of the real session"
+	p.X.Tick.Marker = tokenTicks{}
 	p.Y.Label.Text = "context (tokens)"
 	p.Y.Min = 0
+	p.Y.Tick.Marker = tokenTicks{}
 	sides := append([]ReplaySide{r.Real}, r.Sides...)
 	for i, s := range sides {
 		col := color.Color(color.Black)
@@ -117,4 +120,26 @@ func shortLabel(s string) string {
 		return s[:45] + "..."
 	}
 	return s
+}
+
+// tokenTicks labels an axis at four to ten round values (0, 50k, 100k).
+type tokenTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (tokenTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return []plot.Tick{{Value: lo, Label: FormatTokens(lo)}}
+	}
+	step := math.Pow(10, math.Floor(math.Log10((hi-lo)/4)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if (hi-lo)/(m*step) <= 10 {
+			step *= m
+			break
+		}
+	}
+	var ts []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+		ts = append(ts, plot.Tick{Value: v, Label: FormatTokens(v)})
+	}
+	return ts
 }

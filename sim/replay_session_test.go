@@ -104,3 +104,38 @@ func TestReplaySessionNeedsCalls(t *testing.T) {
 	_, err = ReplaySession(context.Background(), growingSession(1, 0), []Setting{set}, DefaultPrices)
 	assert.ErrorContains(t, err, "nothing to replay")
 }
+
+func TestTokenTicks(t *testing.T) {
+	var labels []string
+	for _, tk := range (tokenTicks{}).Ticks(0, 250_000) {
+		labels = append(labels, tk.Label)
+	}
+	assert.Equal(t, []string{"0", "50.0k", "100k", "150k", "200k", "250k"}, labels)
+	assert.Len(t, (tokenTicks{}).Ticks(0, 286), 6)
+}
+
+// TestReplaySessionCatchesUpAShrink: where the real context shrank
+// without a compaction, the replay stays above it only until the gains
+// that follow have made up the difference.
+func TestReplaySessionCatchesUpAShrink(t *testing.T) {
+	s := growingSession(20, 0)
+	shrink := 6_000 // call 10's context is 6,000 under the trend, and stays so
+	for i, k := 0, 0; i < len(s.Events); i++ {
+		if s.Events[i].Kind != transcript.EventCall {
+			continue
+		}
+		if k >= 10 {
+			s.Events[i].Call.Usage.CacheRead -= shrink
+		}
+		k++
+	}
+	steps, contexts, _ := ReplaySessionSteps(s)
+	assert.Zero(t, steps[9].Adds, "the shrink is not replayed as growth")
+	set, err := NewSetting("claude-code")
+	require.NoError(t, err)
+	r, err := ReplaySession(context.Background(), s, []Setting{set}, DefaultPrices)
+	require.NoError(t, err)
+	got := r.Sides[0].Contexts
+	assert.Greater(t, got[10], contexts[10], "above the real context right after the shrink")
+	assert.InDelta(t, contexts[19], got[19], 50, "caught up")
+}

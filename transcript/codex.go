@@ -11,9 +11,10 @@ type codexLine struct {
 		Info  *struct {
 			Total json.RawMessage `json:"total_token_usage"`
 			Last  struct {
-				Input  int `json:"input_tokens"`
-				Cached int `json:"cached_input_tokens"`
-				Output int `json:"output_tokens"`
+				Input     int `json:"input_tokens"`
+				Cached    int `json:"cached_input_tokens"`
+				Output    int `json:"output_tokens"`
+				Reasoning int `json:"reasoning_output_tokens"`
 			} `json:"last_token_usage"`
 			Window int `json:"model_context_window"`
 		} `json:"info"`
@@ -78,7 +79,8 @@ func (c *codexReader) tokenCount(l *codexLine) {
 	}
 	u := info.Last
 	call := Call{Model: c.model, Tools: c.tools,
-		Usage: Usage{Input: max(u.Input-u.Cached, 0), CacheRead: min(u.Cached, u.Input), Output: u.Output}}
+		Usage: Usage{Input: max(u.Input-u.Cached, 0), CacheRead: min(u.Cached, u.Input), Output: u.Output,
+			Reasoning: min(max(u.Reasoning, 0), u.Output)}}
 	c.s.Events = append(c.s.Events, Event{Kind: EventCall, Call: call})
 	c.tools, c.last = 0, call.Usage.Context()
 }

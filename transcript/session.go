@@ -26,6 +26,9 @@ type Usage struct {
 	// Output is output (a lower bound in Claude Code logs, whose figure is
 	// often a streaming snapshot).
 	Output int `json:"output"`
+	// Reasoning is the part of Output that was reasoning the next call
+	// does not carry in its context (Codex logs it; 0 where not logged).
+	Reasoning int `json:"reasoning,omitempty"`
 }
 
 // Context is the call's context: all of its input.

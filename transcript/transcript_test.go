@@ -61,6 +61,7 @@ func TestCodex(t *testing.T) {
 	assert.Equal(t, transcript.Call{Model: "gpt-test-codex", Usage: transcript.Usage{Input: 8000, CacheRead: 2000, Output: 200}, Tools: 1}, calls[0])
 	assert.Equal(t, 11000, calls[1].Usage.Context())
 	assert.Equal(t, 2, calls[1].Tools)
+	assert.Equal(t, 120, calls[1].Usage.Reasoning)
 	assert.Equal(t, transcript.Compaction{Auto: true, PreTokens: 11000}, s.Events[3].Compaction)
 	assert.Equal(t, 3000, calls[2].Usage.Context())
 	assert.Equal(t, 1, s.Foreign, "the unknown line type")
