@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The claude-code profile, rule by rule of PROFILE-claude-code.md: the
@@ -22,9 +24,8 @@ func cc(t *testing.T, kv ...string) loop.Policy {
 	p := loop.ClaudeCode()
 	for i := 0; i < len(kv); i += 2 {
 		var err error
-		if p, err = p.With(kv[i], kv[i+1]); err != nil {
-			t.Fatal(err)
-		}
+		p, err = p.With(kv[i], kv[i+1])
+		require.NoError(t, err)
 	}
 	return p
 }
@@ -84,10 +85,11 @@ func repeatSeq(step, sep string, n int) string {
 // checkSeq compares the run with the PROFILE notation and terminal.
 func checkSeq(t *testing.T, res *loop.Result, seq string, term loop.Terminal) {
 	t.Helper()
-	if got := sequence(res.Trace); got != seq || res.Terminal != term {
+	got := sequence(res.Trace) + " | " + string(res.Terminal)
+	if !assert.Equal(t, seq+" | "+string(term), got, "requests and transitions | terminal") {
 		var b strings.Builder
 		loop.WriteReadable(&b, res.Trace)
-		t.Errorf("\n got %s | %s\nwant %s | %s\ntrace:\n%s", got, res.Terminal, seq, term, b.String())
+		t.Logf("trace:\n%s", b.String())
 	}
 }
 
@@ -160,9 +162,7 @@ func TestClaudeCodeTruncation(t *testing.T) {
 	t.Run("no escalation: max_tokens never changes", func(t *testing.T) {
 		_, model := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Truncated, Repeat: 4}}})
 		for i, r := range model.Requests {
-			if r.MaxTokens != 128_000 {
-				t.Errorf("request %d max_tokens %d", i+1, r.MaxTokens)
-			}
+			assert.Equal(t, 128_000, r.MaxTokens, "request %d max_tokens", i+1)
 		}
 	})
 	t.Run("the count resets after a tool turn", func(t *testing.T) {
@@ -176,9 +176,9 @@ func TestClaudeCodeTruncation(t *testing.T) {
 		res, model := ccRun(t, fixture{script: []fakemodel.Step{step, textStep}})
 		checkSeq(t, res, "M:tool → next_turn → M:text", loop.Completed)
 		got := model.Requests[1].Messages[2]
-		if !got.IsToolResult() || !got.Blocks[0].IsError || got.Blocks[0].Text != loop.InputErrorResult {
-			t.Errorf("cut input should give an input-error result, got %+v", got.Blocks)
-		}
+		require.True(t, got.IsToolResult(), "cut input should give a tool result, got %+v", got.Blocks)
+		assert.True(t, got.Blocks[0].IsError, "an error result")
+		assert.Equal(t, loop.InputErrorResult, got.Blocks[0].Text)
 	})
 }
 
@@ -213,13 +213,14 @@ func TestClaudeCodePromptTooLong(t *testing.T) {
 		checkSeq(t, res, "M:tool → next_turn → M:tool → next_turn → M:tool → next_turn → M:400 → C → reactive_compact_retry → M:text", loop.Completed)
 		c := model.Requests[4]
 		// 4 exchanges: the prompt and 3 tool rounds; the newest 2 are kept
-		if c.Purpose != loop.PurposeCompact || len(c.Messages) != 4 || c.Messages[3].Text() != loop.SummariseInstruction {
-			t.Errorf("compaction request: %s with %d messages", c.Purpose, len(c.Messages))
+		assert.Equal(t, loop.PurposeCompact, c.Purpose)
+		if assert.Len(t, c.Messages, 4, "compaction request") {
+			assert.Equal(t, loop.SummariseInstruction, c.Messages[3].Text())
 		}
 		retry := model.Requests[5].Messages
-		if len(retry) != 5 || !retry[0].CompactSummary || retry[1].Role != loop.RoleAssistant {
-			t.Errorf("retry after compaction: %d messages, first %s", len(retry), retry[0].Kind())
-		}
+		require.Len(t, retry, 5, "retry after compaction")
+		assert.True(t, retry[0].CompactSummary, "retry starts with the summary, got %s", retry[0].Kind())
+		assert.Equal(t, loop.RoleAssistant, retry[1].Role)
 	})
 }
 
@@ -236,17 +237,15 @@ func TestClaudeCodeCompactionCallFailures(t *testing.T) {
 		res, model := ccRun(t, fixture{script: []fakemodel.Step{toolStep, toolStep, toolStep, ptl, ptl, summary, textStep}})
 		checkSeq(t, res, "M:tool → next_turn → M:tool → next_turn → M:tool → next_turn → M:400 → C:400 → C → reactive_compact_retry → M:text", loop.Completed)
 		first, second := model.Requests[4].Messages, model.Requests[5].Messages
-		if len(second) >= len(first) || second[0].ID == first[0].ID {
-			t.Errorf("retry did not drop the oldest exchange: %d then %d messages", len(first), len(second))
-		}
+		assert.Less(t, len(second), len(first), "retry did not drop the oldest exchange")
+		assert.NotEqual(t, first[0].ID, second[0].ID, "retry did not drop the oldest exchange")
 	})
 	t.Run("no summary tags: asked again once, then accepted", func(t *testing.T) {
 		untagged := fakemodel.Step{Text: "a summary without tags"}
 		res, model := ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl, untagged, untagged, textStep}})
 		checkSeq(t, res, "M:tool → next_turn → M:400 → C → C → reactive_compact_retry → M:text", loop.Completed)
-		if got := model.Requests[3].Messages; got[len(got)-1].Text() != loop.ReaskInstruction {
-			t.Errorf("second compaction call does not ask again: %q", got[len(got)-1].Text())
-		}
+		got := model.Requests[3].Messages
+		assert.Equal(t, loop.ReaskInstruction, got[len(got)-1].Text(), "the second compaction call asks again")
 	})
 	t.Run("an empty reply fails at once", func(t *testing.T) {
 		res, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl, {Kind: fakemodel.Empty}}})
@@ -273,9 +272,8 @@ func TestClaudeCodeAutoCompact(t *testing.T) {
 		checkSeq(t, under, "M:text", loop.Completed)
 		at, model := ccRun(t, fixture{initial: history(967_000), script: []fakemodel.Step{summary, textStep}})
 		checkSeq(t, at, "C → M:text", loop.Completed)
-		if model.Requests[0].Purpose != loop.PurposeCompact || !model.Requests[1].Messages[0].CompactSummary {
-			t.Errorf("auto-compact did not run before the request")
-		}
+		assert.Equal(t, loop.PurposeCompact, model.Requests[0].Purpose, "auto-compact runs before the request")
+		assert.True(t, model.Requests[1].Messages[0].CompactSummary, "the request starts with the summary")
 	})
 	t.Run("a percentage override and a smaller window move the threshold", func(t *testing.T) {
 		res, _ := ccRun(t, fixture{initial: history(67_000), script: []fakemodel.Step{summary, textStep}}, "context_window", "100000")
@@ -298,18 +296,14 @@ func TestClaudeCodeAutoCompact(t *testing.T) {
 		empty := fakemodel.Step{Kind: fakemodel.Empty}
 		res, model := ccRun(t, fixture{initial: history(970_000), script: []fakemodel.Step{empty, textStep}})
 		checkSeq(t, res, "C → M:text", loop.Completed)
-		if n := len(model.Requests[1].Messages); n != 3 {
-			t.Errorf("uncompacted request has %d messages, want 3", n)
-		}
+		assert.Len(t, model.Requests[1].Messages, 3, "the uncompacted request")
 		res, _ = ccRun(t, fixture{initial: history(977_000), script: []fakemodel.Step{empty}})
 		checkSeq(t, res, "C", loop.BlockingLimit)
 	})
 	t.Run("auto-compact off: the blocking limit ends without a request", func(t *testing.T) {
 		res, model := ccRun(t, fixture{initial: history(977_000), script: []fakemodel.Step{textStep}}, "auto_compact", "false")
 		checkSeq(t, res, "", loop.BlockingLimit)
-		if len(model.Requests) != 0 {
-			t.Errorf("%d requests sent", len(model.Requests))
-		}
+		assert.Empty(t, model.Requests, "requests sent")
 		res, _ = ccRun(t, fixture{initial: history(976_999), script: []fakemodel.Step{textStep}}, "auto_compact", "false")
 		checkSeq(t, res, "M:text", loop.Completed)
 	})
@@ -361,19 +355,14 @@ func TestClaudeCodeRapidRefill(t *testing.T) {
 			{Role: loop.RoleUser, Tokens: 500, Blocks: []loop.Block{{Type: loop.BlockText, Text: "go"}}}}
 		script := []fakemodel.Step{summary, small, small, large, summary, small, small, small, summary, textStep}
 		res, _ := ccRun(t, fixture{initial: initial, tools: tools, script: script}, "context_window", "100000", "tool_result_budget", "0")
-		if res.Terminal != loop.Completed {
-			t.Fatalf("ended %s: %s", res.Terminal, sequence(res.Trace))
-		}
+		require.Equal(t, loop.Completed, res.Terminal, sequence(res.Trace))
 		for _, c := range events[loop.Compaction](res.Trace) {
-			if c.RapidRefill != 0 || !c.OK {
-				t.Errorf("compaction %+v counted as a rapid refill", c)
-			}
+			assert.True(t, c.OK, "compaction %+v", c)
+			assert.Zero(t, c.RapidRefill, "compaction %+v counted as a rapid refill", c)
 		}
-		if n := len(events[loop.Compaction](res.Trace)); n != 3 {
-			var b strings.Builder
-			loop.WriteReadable(&b, res.Trace)
-			t.Errorf("%d compactions, want 3\n%s", n, b.String())
-		}
+		var b strings.Builder
+		loop.WriteReadable(&b, res.Trace)
+		assert.Len(t, events[loop.Compaction](res.Trace), 3, "compactions; trace:\n%s", b.String())
 	})
 }
 
@@ -382,14 +371,10 @@ func TestClaudeCodeMaxTurns(t *testing.T) {
 	always := &fakemodel.StopHooks{Outcomes: []fakemodel.StopOutcome{{Block: "again"}}}
 	res, model := ccRun(t, fixture{script: []fakemodel.Step{{Text: "done", Repeat: fakemodel.Forever}}, hooks: always}, "max_turns", "2")
 	checkSeq(t, res, "M:text → stop_hook_blocking → M:text", loop.MaxTurns)
-	if len(model.Requests) != 2 {
-		t.Errorf("%d requests, want exactly N=2", len(model.Requests))
-	}
+	assert.Len(t, model.Requests, 2, "exactly N=2 requests")
 	mixed, model := ccRun(t, fixture{script: []fakemodel.Step{toolStep, {Text: "done", Repeat: fakemodel.Forever}}, hooks: always}, "max_turns", "3")
 	checkSeq(t, mixed, "M:tool → next_turn → M:text → stop_hook_blocking → M:text", loop.MaxTurns)
-	if len(model.Requests) != 3 {
-		t.Errorf("%d requests, want exactly N=3", len(model.Requests))
-	}
+	assert.Len(t, model.Requests, 3, "exactly N=3 requests")
 }
 
 // §5: stop hooks.
@@ -402,13 +387,11 @@ func TestClaudeCodeStopHooks(t *testing.T) {
 		res, model := ccRun(t, fixture{script: []fakemodel.Step{forever}, hooks: always()})
 		checkSeq(t, res, repeatSeq("M:text", "stop_hook_blocking", 9), loop.Completed)
 		last := model.Requests[8].Messages
-		if got := last[len(last)-1].Text(); got != loop.StopHookFeedbackPrefix+"again" || !last[len(last)-1].Meta {
-			t.Errorf("feedback message %q", got)
-		}
+		assert.Equal(t, loop.StopHookFeedbackPrefix+"again", last[len(last)-1].Text(), "feedback message")
+		assert.True(t, last[len(last)-1].Meta, "feedback is a meta message")
 		h := events[loop.StopHook](res.Trace)
-		if h[8].Outcome != loop.HookCapOverride {
-			t.Errorf("9th hook outcome %s", h[8].Outcome)
-		}
+		require.Len(t, h, 9)
+		assert.Equal(t, loop.HookCapOverride, h[8].Outcome, "9th hook outcome")
 	})
 	t.Run("a configurable cap", func(t *testing.T) {
 		res, _ := ccRun(t, fixture{script: []fakemodel.Step{forever}, hooks: always()}, "stop_hook_block_cap", "3")
@@ -434,16 +417,13 @@ func TestClaudeCodeToolHooks(t *testing.T) {
 	tools := &fakemodel.Tools{ByName: map[string]fakemodel.Tool{"Read": {PreventContinuation: true}}}
 	res, _ := ccRun(t, fixture{script: []fakemodel.Step{two}, tools: tools})
 	checkSeq(t, res, "M:tool", loop.HookStopped)
-	if got := tools.CallIDs(); len(got) != 2 {
-		t.Errorf("tool calls %v: the batch must run before the query ends", got)
-	}
+	assert.Len(t, tools.CallIDs(), 2, "the batch must run before the query ends")
 	deny := &fakemodel.Tools{ByName: map[string]fakemodel.Tool{"Read": {Deny: "not allowed"}}}
 	res, model := ccRun(t, fixture{script: []fakemodel.Step{two, textStep}, tools: deny})
 	checkSeq(t, res, "M:tool → next_turn → M:text", loop.Completed)
 	results := model.Requests[1].Messages[2].Blocks
-	if !results[0].IsError || results[1].IsError {
-		t.Errorf("denial should fail only its call: %+v", results)
-	}
+	assert.True(t, results[0].IsError, "the denied call fails")
+	assert.False(t, results[1].IsError, "the other call does not")
 }
 
 // §7: API errors, retries and back-off.
@@ -451,13 +431,13 @@ func TestClaudeCodeAPIRetries(t *testing.T) {
 	for _, kind := range []fakemodel.Kind{fakemodel.RateLimited, fakemodel.ServerError, fakemodel.Overloaded, fakemodel.ConnectionDropped} {
 		t.Run(string(kind)+": 10 retries, then api_error", func(t *testing.T) {
 			ok, model := ccRun(t, fixture{script: []fakemodel.Step{{Kind: kind, Repeat: 10}, textStep}}, "fallback", "false")
-			if ok.Terminal != loop.Completed || len(model.Requests) != 11 {
-				t.Errorf("10 failures then text: %s after %d requests", ok.Terminal, len(model.Requests))
-			}
+			assert.Equal(t, loop.Completed, ok.Terminal, "10 failures then text")
+			assert.Len(t, model.Requests, 11, "10 failures then text")
 			for i, r := range model.Requests {
-				if r.MaxTokens != 128_000 && !r.NonStreaming || len(r.Messages) != 1 {
-					t.Errorf("retry %d is not the same request: %+v", i, r)
+				if !r.NonStreaming {
+					assert.Equal(t, 128_000, r.MaxTokens, "retry %d is the same request", i)
 				}
+				assert.Len(t, r.Messages, 1, "retry %d is the same request", i)
 			}
 			failing := fakemodel.Step{Kind: kind, Repeat: fakemodel.Forever}
 			exhausted, model := ccRun(t, fixture{script: []fakemodel.Step{failing}}, "fallback", "false")
@@ -465,35 +445,29 @@ func TestClaudeCodeAPIRetries(t *testing.T) {
 			if kind == fakemodel.ConnectionDropped {
 				want = 12 // repeated drops end in one non-streaming attempt
 			}
-			if exhausted.Terminal != loop.APIError || len(model.Requests) != want {
-				t.Errorf("endless failures: %s after %d requests, want api_error after %d", exhausted.Terminal, len(model.Requests), want)
-			}
+			assert.Equal(t, loop.APIError, exhausted.Terminal, "endless failures")
+			assert.Len(t, model.Requests, want, "endless failures")
 		})
 	}
 	t.Run("back-off: min(500 x 2^(k-1), 32000) x (1 + U[0, 0.25])", func(t *testing.T) {
 		res, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: 10}, textStep}}, "fallback", "false")
 		retries := events[loop.Retry](res.Trace)
-		if len(retries) != 10 {
-			t.Fatalf("%d retries", len(retries))
-		}
+		require.Len(t, retries, 10)
 		total := 0
 		for k, r := range retries {
 			base := min(500<<k, 32_000)
-			if r.DelayMS < base || r.DelayMS > base*5/4 {
-				t.Errorf("retry %d delay %d ms outside [%d, %d]", k+1, r.DelayMS, base, base*5/4)
-			}
+			assert.GreaterOrEqual(t, r.DelayMS, base, "retry %d delay", k+1)
+			assert.LessOrEqual(t, r.DelayMS, base*5/4, "retry %d delay", k+1)
 			total += r.DelayMS
 		}
-		if res.Stats.RetryDelayMS != total {
-			t.Errorf("stats sum %d, events sum %d", res.Stats.RetryDelayMS, total)
-		}
+		assert.Equal(t, total, res.Stats.RetryDelayMS, "stats sum against the events' sum")
 	})
 	t.Run("retry-after x (1 + U[0, 0.25])", func(t *testing.T) {
 		res, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.RateLimited, RetryAfterMS: 7_000}, textStep}})
 		r := events[loop.Retry](res.Trace)
-		if len(r) != 1 || r[0].DelayMS < 7_000 || r[0].DelayMS > 8_750 {
-			t.Errorf("retry-after delays %+v", r)
-		}
+		require.Len(t, r, 1)
+		assert.GreaterOrEqual(t, r[0].DelayMS, 7_000, "retry-after delay")
+		assert.LessOrEqual(t, r[0].DelayMS, 8_750, "retry-after delay")
 	})
 	t.Run("delays come from the seeded stream", func(t *testing.T) {
 		delays := func(seed uint64) []int {
@@ -505,12 +479,8 @@ func TestClaudeCodeAPIRetries(t *testing.T) {
 			}
 			return out
 		}
-		if a, b := delays(1), delays(1); !cmp.Equal(a, b) {
-			t.Errorf("same seed, different delays: %v %v", a, b)
-		}
-		if a, b := delays(1), delays(2); cmp.Equal(a, b) {
-			t.Errorf("different seeds, same delays: %v", a)
-		}
+		assert.Equal(t, delays(1), delays(1), "same seed, same delays")
+		assert.NotEqual(t, delays(1), delays(2), "different seeds, different delays")
 	})
 }
 
@@ -520,9 +490,7 @@ func runSeeded(t *testing.T, f fixture, seed uint64) (*loop.Result, *fakemodel.M
 	model := &fakemodel.Model{Script: f.script, Window: f.primary.ContextWindow, KeepMessages: true}
 	res, err := loop.Run(t.Context(), loop.Config{Policy: f.policy, Model: model, Primary: f.primary, Seed: seed},
 		[]loop.Message{loop.UserText("go")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return res, model
 }
 
@@ -538,12 +506,14 @@ func TestClaudeCodeFallbackAndResends(t *testing.T) {
 	}
 	t.Run("3 consecutive 529s switch models", func(t *testing.T) {
 		res, model := ccRun(t, fixture{fallback: sonnetFB, script: []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: 3}, textStep}})
-		if diff := cmp.Diff([]string{"opus", "opus", "opus", "sonnet"}, models(model)); diff != "" || res.Terminal != loop.Completed {
-			t.Errorf("%s, models (-want +got):\n%s", res.Terminal, diff)
+		assert.Equal(t, loop.Completed, res.Terminal)
+		if diff := cmp.Diff([]string{"opus", "opus", "opus", "sonnet"}, models(model)); diff != "" {
+			t.Errorf("models (-want +got):\n%s", diff)
 		}
 		two, model := ccRun(t, fixture{fallback: sonnetFB, script: []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: 2}, textStep}})
-		if diff := cmp.Diff([]string{"opus", "opus", "opus"}, models(model)); diff != "" || two.Terminal != loop.Completed {
-			t.Errorf("two 529s must not switch: %s\n%s", two.Terminal, diff)
+		assert.Equal(t, loop.Completed, two.Terminal)
+		if diff := cmp.Diff([]string{"opus", "opus", "opus"}, models(model)); diff != "" {
+			t.Errorf("two 529s must not switch (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("a single 500 switches models", func(t *testing.T) {
@@ -551,26 +521,23 @@ func TestClaudeCodeFallbackAndResends(t *testing.T) {
 		if diff := cmp.Diff([]string{"opus", "sonnet"}, models(model)); diff != "" {
 			t.Errorf("models (-want +got):\n%s", diff)
 		}
-		if got := model.Requests[1].MaxTokens; got != 64_000 {
-			t.Errorf("fallback max_tokens %d, want the fallback model's 64000", got)
-		}
+		assert.Equal(t, 64_000, model.Requests[1].MaxTokens, "the fallback model's max_tokens")
 	})
 	t.Run("other 400s: 5 immediate re-sends, then api_error", func(t *testing.T) {
 		ok, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.InvalidRequest, Repeat: 5}, textStep}})
 		checkSeq(t, ok, strings.Repeat("M:400 → ", 5)+"M:text", loop.Completed)
 		for _, r := range events[loop.Retry](ok.Trace) {
-			if r.DelayMS != 0 {
-				t.Errorf("re-send after %d ms, want immediate", r.DelayMS)
-			}
+			assert.Zero(t, r.DelayMS, "re-sends are immediate")
 		}
 		fail, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.InvalidRequest, Repeat: 6}}})
 		checkSeq(t, fail, strings.TrimSuffix(strings.Repeat("M:400 → ", 6), " → "), loop.APIError)
 	})
 	t.Run("a mid-stream error retries once without streaming, max_tokens capped at 64000", func(t *testing.T) {
 		res, model := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.StreamError, After: 1}, textStep}})
-		if res.Terminal != loop.Completed || len(model.Requests) != 2 || !model.Requests[1].NonStreaming || model.Requests[1].MaxTokens != 64_000 {
-			t.Errorf("%s; second request %+v", res.Terminal, model.Requests[len(model.Requests)-1])
-		}
+		assert.Equal(t, loop.Completed, res.Terminal)
+		require.Len(t, model.Requests, 2)
+		assert.True(t, model.Requests[1].NonStreaming, "the retry is non-streaming")
+		assert.Equal(t, 64_000, model.Requests[1].MaxTokens)
 		res, _ = ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.StreamError, After: 1, Repeat: 2}}})
 		checkSeq(t, res, "M:stream_error → M:stream_error", loop.APIError)
 	})
@@ -582,9 +549,8 @@ func TestClaudeCodeMalformedAndEmptyReplies(t *testing.T) {
 	t.Run("malformed tool use: 2 retries, then exhausted", func(t *testing.T) {
 		ok, model := ccRun(t, fixture{script: []fakemodel.Step{mal, mal, textStep}})
 		checkSeq(t, ok, "M:tool → malformed_tool_use_retry → M:tool → malformed_tool_use_retry → M:text", loop.Completed)
-		if n := len(model.Requests[1].Messages); n != 2 || model.Requests[1].Messages[1].Text() != loop.MalformedNudge {
-			t.Errorf("retry drops the reply and adds a nudge: %d messages", n)
-		}
+		require.Len(t, model.Requests[1].Messages, 2, "the retry drops the reply and adds a nudge")
+		assert.Equal(t, loop.MalformedNudge, model.Requests[1].Messages[1].Text())
 		bad, _ := ccRun(t, fixture{script: []fakemodel.Step{mal, mal, mal}})
 		checkSeq(t, bad, "M:tool → malformed_tool_use_retry → M:tool → malformed_tool_use_retry → M:tool", loop.MalformedToolUseExhausted)
 	})
@@ -617,9 +583,7 @@ func TestProfilesBetweenSeedAndClaudeCode(t *testing.T) {
 	t.Run("claude-code with escalation on (and a cap below it)", func(t *testing.T) {
 		res, model := ccRun(t, fixture{script: []fakemodel.Step{truncated, textStep}}, "escalation", "true", "default_max_tokens", "32000")
 		checkSeq(t, res, "M:trunc → max_output_tokens_escalate → M:text", loop.Completed)
-		if model.Requests[1].MaxTokens != 64_000 {
-			t.Errorf("escalated max_tokens %d", model.Requests[1].MaxTokens)
-		}
+		assert.Equal(t, 64_000, model.Requests[1].MaxTokens, "escalated max_tokens")
 	})
 	t.Run("claude-code with a block cap of 3", func(t *testing.T) {
 		always := &fakemodel.StopHooks{Outcomes: []fakemodel.StopOutcome{{Block: "x"}}}
@@ -629,9 +593,8 @@ func TestProfilesBetweenSeedAndClaudeCode(t *testing.T) {
 	t.Run("seed with claude-code's two compactions in a row and api_error", func(t *testing.T) {
 		res, _ := run(t, fixture{script: []fakemodel.Step{toolStep, ptl, summary, ptl, summary, ptl},
 			policy: seedWith(t, "max_reactive_compacts_in_row", "2", "api_error_terminal", "api_error")})
-		if got := len(events[loop.Compaction](res.Trace)); got != 2 || res.Terminal != loop.PromptTooLong {
-			t.Errorf("%d compactions, %s", got, res.Terminal)
-		}
+		assert.Len(t, events[loop.Compaction](res.Trace), 2, "compactions")
+		assert.Equal(t, loop.PromptTooLong, res.Terminal)
 		res, _ = run(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.ServerError}}, policy: seedWith(t, "api_error_terminal", "api_error")})
 		checkSeq(t, res, "M:500", loop.APIError)
 	})

@@ -9,6 +9,7 @@ import (
 	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/loop"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // busyFixture exercises concurrency (safe tools run together, the summary
@@ -28,25 +29,21 @@ func busyFixture() fixture {
 func jsonl(t *testing.T, res *loop.Result) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := res.Trace.WriteJSONL(&b); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, res.Trace.WriteJSONL(&b))
 	return b.Bytes()
 }
 
 func TestSameInputsSameTraceWhateverGOMAXPROCS(t *testing.T) {
 	first, _ := run(t, busyFixture())
 	want := jsonl(t, first)
-	if first.Terminal != loop.Completed {
-		t.Fatalf("busy fixture ended %s", first.Terminal)
-	}
+	require.Equal(t, loop.Completed, first.Terminal, "the busy fixture")
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, procs := range []int{1, 2, 8} {
 		runtime.GOMAXPROCS(procs)
 		for i := 0; i < 5; i++ {
 			res, _ := run(t, busyFixture())
-			if got := jsonl(t, res); !bytes.Equal(got, want) {
-				t.Fatalf("GOMAXPROCS=%d run %d: trace differs\nwant:\n%s\ngot:\n%s", procs, i, want, got)
+			if diff := cmp.Diff(string(want), string(jsonl(t, res))); diff != "" {
+				t.Fatalf("GOMAXPROCS=%d run %d: trace differs (-want +got):\n%s", procs, i, diff)
 			}
 		}
 	}
@@ -62,9 +59,7 @@ func TestObserverSeesEveryEventAsItHappens(t *testing.T) {
 	cfg := loop.Config{Policy: loop.Seed(), Model: model, Primary: sonnet, ToolNames: []string{"Read", "Bash"}, Tools: f.tools, StopHooks: f.hooks,
 		Summarizer: f.summary, DiscardTrace: true, Observer: func(e loop.Event) { seen = append(seen, e) }}
 	res, err := loop.Run(t.Context(), cfg, []loop.Message{loop.UserText("fix the bug")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if res.Trace != nil {
 		t.Error("DiscardTrace kept the trace")
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // sonnet is the 200k model most tests run against.
@@ -71,14 +73,10 @@ func run(t *testing.T, f fixture) (*loop.Result, *fakemodel.Model) {
 		initial = []loop.Message{loop.UserText("fix the bug")}
 	}
 	res, err := loop.Run(ctx, cfg, initial)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
+	require.NoError(t, err, "Run")
 	checkPairs(t, res.State.Messages)
 	for i, req := range model.Requests {
-		if got := loop.SumTokens(req.Messages); got != req.InputTokens {
-			t.Errorf("request %d (%s): input_tokens %d, but its messages sum to %d", i+1, req.Purpose, req.InputTokens, got)
-		}
+		assert.Equal(t, req.InputTokens, loop.SumTokens(req.Messages), "request %d (%s): input_tokens against its messages' sum", i+1, req.Purpose)
 	}
 	return res, model
 }
@@ -121,17 +119,14 @@ func checkPairs(t *testing.T, msgs []loop.Message) {
 				uses[b.ID]++
 				order = append(order, b.ID)
 			case loop.BlockToolResult:
-				if uses[b.ToolUseID] == 0 {
-					t.Errorf("tool_result for %s has no tool_use before it", b.ToolUseID)
-				}
+				assert.Positive(t, uses[b.ToolUseID], "tool_result for %s has a tool_use before it", b.ToolUseID)
 				results[b.ToolUseID]++
 			}
 		}
 	}
 	for _, id := range order {
-		if uses[id] != 1 || results[id] != 1 {
-			t.Errorf("tool_use %s: %d uses, %d results", id, uses[id], results[id])
-		}
+		assert.Equal(t, 1, uses[id], "uses of tool_use %s", id)
+		assert.Equal(t, 1, results[id], "results of tool_use %s", id)
 	}
 }
 

@@ -1,27 +1,20 @@
 package loop
 
 import (
-	"errors"
-	"strings"
 	"testing"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestProfilesAreValid(t *testing.T) {
 	for _, name := range Profiles() {
 		p, err := Profile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Validate(); err != nil {
-			t.Errorf("profile %s: %v", name, err)
-		}
-		if p.Name != name {
-			t.Errorf("profile %s is named %q", name, p.Name)
-		}
+		require.NoError(t, err)
+		assert.NoError(t, p.Validate(), "profile %s", name)
+		assert.Equal(t, name, p.Name)
 	}
-	if _, err := Profile("nope"); err == nil || !strings.Contains(err.Error(), "seed, claude-code") {
-		t.Errorf("unknown profile error = %v", err)
-	}
+	_, err := Profile("nope")
+	assert.ErrorContains(t, err, "seed, claude-code", "an unknown profile's error lists the known ones")
 }
 
 func TestPolicyValidateNamesFieldAndRange(t *testing.T) {
@@ -39,41 +32,31 @@ func TestPolicyValidateNamesFieldAndRange(t *testing.T) {
 	for _, c := range cases {
 		_, err := Seed().With(c.field, c.value)
 		var pe *PolicyError
-		if !errors.As(err, &pe) {
-			t.Errorf("With(%s, %s) = %v, want a *PolicyError", c.field, c.value, err)
-			continue
-		}
-		if err.Error() != c.want {
-			t.Errorf("With(%s, %s):\n got %s\nwant %s", c.field, c.value, err, c.want)
+		if assert.ErrorAs(t, err, &pe, "With(%s, %s)", c.field, c.value) {
+			assert.EqualError(t, err, c.want, "With(%s, %s)", c.field, c.value)
 		}
 	}
 }
 
 func TestPolicyWithSetsOneField(t *testing.T) {
 	p, err := ClaudeCode().With("stop_hook_block_cap", "3")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := ClaudeCode()
 	want.StopHookBlockCap = 3
-	if p.StopHookBlockCap != 3 || p.Escalation != want.Escalation || p.MaxReactiveCompactsInRow != 2 {
-		t.Errorf("With changed more than one field: %+v", p)
-	}
+	assert.Equal(t, want, p, "With changes one field")
 	p, err = p.With("reactive_only_models", "haiku, sonnet")
-	if err != nil || len(p.ReactiveOnlyModels) != 2 || p.ReactiveOnlyModels[1] != "sonnet" {
-		t.Errorf("list override: %v %v", p.ReactiveOnlyModels, err)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []string{"haiku", "sonnet"}, p.ReactiveOnlyModels, "a list override")
 	for _, bad := range [][2]string{{"escalation", "maybe"}, {"max_turns", "three"}, {"no_such_field", "1"}, {"backoff_jitter", "x"}} {
-		if _, err := Seed().With(bad[0], bad[1]); err == nil || !strings.Contains(err.Error(), bad[0]) {
-			t.Errorf("With(%s, %s) error %v does not name the field", bad[0], bad[1], err)
-		}
+		_, err := Seed().With(bad[0], bad[1])
+		assert.ErrorContains(t, err, bad[0], "With(%s, %s) names the field", bad[0], bad[1])
 	}
 }
 
 func TestPolicyFieldsAreAllSettable(t *testing.T) {
 	for _, f := range PolicyFields() {
-		if _, err := Seed().With(f, "1"); err != nil && strings.Contains(err.Error(), "has no field") {
-			t.Errorf("field %s is listed but not settable", f)
+		if _, err := Seed().With(f, "1"); err != nil {
+			assert.NotContains(t, err.Error(), "has no field", "field %s is listed but not settable", f)
 		}
 	}
 }
@@ -82,25 +65,15 @@ func TestLimits(t *testing.T) {
 	opus1m := ModelInfo{Name: "opus", ContextWindow: 1_000_000, MaxOutputTokens: 128_000}
 	l := ClaudeCode().Limits(opus1m)
 	want := Limits{Window: 1_000_000, EffectiveWindow: 980_000, AutoCompactThreshold: 967_000, WarningThreshold: 947_000, BlockingLimit: 977_000}
-	if l != want {
-		t.Errorf("1M window: %+v, want %+v", l, want)
-	}
-	small, _ := ClaudeCode().With("context_window", "100000")
-	if got := small.Limits(opus1m).AutoCompactThreshold; got != 67_000 {
-		t.Errorf("100k window threshold = %d, want 67000", got)
-	}
-	pct, _ := ClaudeCode().With("auto_compact_percent", "50")
-	if got := pct.Limits(opus1m).AutoCompactThreshold; got != 490_000 {
-		t.Errorf("50%% threshold = %d, want 490000", got)
-	}
+	assert.Equal(t, want, l, "1M window")
+	small, err := ClaudeCode().With("context_window", "100000")
+	require.NoError(t, err)
+	assert.Equal(t, 67_000, small.Limits(opus1m).AutoCompactThreshold, "100k window threshold")
+	pct, err := ClaudeCode().With("auto_compact_percent", "50")
+	require.NoError(t, err)
+	assert.Equal(t, 490_000, pct.Limits(opus1m).AutoCompactThreshold, "50% threshold")
 	sonnet := ModelInfo{Name: "sonnet", ContextWindow: 200_000, MaxOutputTokens: 8_000}
-	if got := Seed().Limits(sonnet).EffectiveWindow; got != 192_000 {
-		t.Errorf("reserve is min(max output, 20000): effective window %d, want 192000", got)
-	}
-	if got := Seed().MaxTokens(sonnet); got != 8_000 {
-		t.Errorf("seed max tokens = %d", got)
-	}
-	if got := ClaudeCode().MaxTokens(opus1m); got != 128_000 {
-		t.Errorf("claude-code max tokens = %d", got)
-	}
+	assert.Equal(t, 192_000, Seed().Limits(sonnet).EffectiveWindow, "the reserve is min(max output, 20000)")
+	assert.Equal(t, 8_000, Seed().MaxTokens(sonnet), "seed max tokens")
+	assert.Equal(t, 128_000, ClaudeCode().MaxTokens(opus1m), "claude-code max tokens")
 }

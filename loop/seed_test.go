@@ -1,7 +1,6 @@
 package loop_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -19,9 +18,8 @@ func seedWith(t *testing.T, kv ...string) loop.Policy {
 	p := loop.Seed()
 	for i := 0; i < len(kv); i += 2 {
 		var err error
-		if p, err = p.With(kv[i], kv[i+1]); err != nil {
-			t.Fatal(err)
-		}
+		p, err = p.With(kv[i], kv[i+1])
+		require.NoError(t, err)
 	}
 	return p
 }
@@ -29,34 +27,29 @@ func seedWith(t *testing.T, kv ...string) loop.Policy {
 func TestSeedNextTurnThenCompleted(t *testing.T) {
 	res, model := run(t, fixture{script: []fakemodel.Step{toolStep, textStep}})
 	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{loop.NextTurn}, Turn: 2, Requests: 2})
-	if got := model.Requests[1].Messages; len(got) != 3 || !got[2].IsToolResult() {
-		t.Errorf("second request does not carry the tool result: %d messages", len(got))
-	}
+	got := model.Requests[1].Messages
+	require.Len(t, got, 3, "the second request")
+	assert.True(t, got[2].IsToolResult(), "the second request carries the tool result")
 }
 
 func TestSeedReactiveCompactRetry(t *testing.T) {
 	res, model := run(t, fixture{script: []fakemodel.Step{toolStep, ptl, summary, textStep}})
 	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{loop.NextTurn, loop.ReactiveCompactRetry},
 		Turn: 2, Requests: 4, Attempted: true})
-	if p := model.Requests[2].Purpose; p != loop.PurposeCompact {
-		t.Errorf("third request purpose %s, want compact", p)
-	}
-	if last := model.Requests[3].Messages; len(last) != 1 || !last[0].CompactSummary {
-		t.Errorf("retry after a seed reactive compact should carry only the summary, got %d messages", len(last))
-	}
+	assert.Equal(t, loop.PurposeCompact, model.Requests[2].Purpose, "the third request")
+	last := model.Requests[3].Messages
+	require.Len(t, last, 1, "the retry after a seed reactive compact carries only the summary")
+	assert.True(t, last[0].CompactSummary)
 }
 
 func TestSeedPromptTooLongWhenReactiveCompactAlreadyTried(t *testing.T) {
 	res, _ := run(t, fixture{script: []fakemodel.Step{toolStep, ptl, summary, ptl}})
 	expect(t, res, outcome{Terminal: loop.PromptTooLong, Transitions: []loop.Transition{loop.NextTurn, loop.ReactiveCompactRetry},
 		Turn: 2, Requests: 4, Attempted: true})
-	if n := len(events[loop.StopHook](res.Trace)); n != 0 {
-		t.Errorf("stop hooks ran %d times on the prompt-too-long path", n)
-	}
+	assert.Empty(t, events[loop.StopHook](res.Trace), "stop hooks on the prompt-too-long path")
 	last := res.State.Messages[len(res.State.Messages)-1]
-	if !last.APIError || !strings.Contains(last.Text(), "prompt is too long") {
-		t.Errorf("the withheld error was not emitted: last message %+v", last)
-	}
+	assert.True(t, last.APIError, "the withheld error is emitted: last message %+v", last)
+	assert.Contains(t, last.Text(), "prompt is too long")
 }
 
 func TestSeedPromptTooLongWhenCompactionFails(t *testing.T) {
@@ -64,9 +57,9 @@ func TestSeedPromptTooLongWhenCompactionFails(t *testing.T) {
 		compactor: &fakemodel.Compactor{Outcomes: []fakemodel.CompactOutcome{{Err: "summary model down"}}}})
 	expect(t, res, outcome{Terminal: loop.PromptTooLong, Transitions: []loop.Transition{loop.NextTurn}, Turn: 2, Requests: 2})
 	comp := events[loop.Compaction](res.Trace)
-	if len(comp) != 1 || comp[0].OK || !strings.Contains(comp[0].Error, "summary model down") {
-		t.Errorf("compaction events %+v", comp)
-	}
+	require.Len(t, comp, 1)
+	assert.False(t, comp[0].OK)
+	assert.Contains(t, comp[0].Error, "summary model down")
 }
 
 func TestSeedCollapseDrainRetryNeverTwiceInARow(t *testing.T) {
@@ -78,14 +71,12 @@ func TestSeedCollapseDrainRetryNeverTwiceInARow(t *testing.T) {
 	for _, st := range events[loop.Stage](res.Trace) {
 		if st.Stage == loop.StageCollapseDrain {
 			drains++
-			if st.Changed == 0 || len(st.Removed) == 0 || st.TokensAfter >= st.TokensBefore {
-				t.Errorf("drain committed nothing: %+v", st)
-			}
+			assert.Positive(t, st.Changed, "the drain commits: %+v", st)
+			assert.NotEmpty(t, st.Removed, "the drain removes: %+v", st)
+			assert.Less(t, st.TokensAfter, st.TokensBefore, "the drain shrinks: %+v", st)
 		}
 	}
-	if drains != 1 {
-		t.Errorf("%d drains, want 1", drains)
-	}
+	assert.Equal(t, 1, drains, "drains")
 }
 
 func TestSeedEscalateThenRecover(t *testing.T) {
@@ -100,21 +91,18 @@ func TestSeedEscalateThenRecover(t *testing.T) {
 		t.Errorf("max_tokens per request (-want +got):\n%s", diff)
 	}
 	// escalation drops the truncated output; recovery keeps it and nudges
-	if n := len(model.Requests[1].Messages); n != 1 {
-		t.Errorf("escalated retry carries %d messages, want the same 1", n)
-	}
+	assert.Len(t, model.Requests[1].Messages, 1, "the escalated retry carries the same message")
 	rec := model.Requests[2].Messages
-	if len(rec) != 3 || rec[1].StopReason != loop.StopMaxTokens || !rec[2].Meta || rec[2].Text() != loop.RecoveryNudge {
-		t.Errorf("recovery request: %d messages, last %q", len(rec), rec[len(rec)-1].Text())
-	}
+	require.Len(t, rec, 3, "the recovery request")
+	assert.Equal(t, loop.StopMaxTokens, rec[1].StopReason)
+	assert.True(t, rec[2].Meta)
+	assert.Equal(t, loop.RecoveryNudge, rec[2].Text())
 }
 
 func TestSeedEscalationCappedAtModelMaximum(t *testing.T) {
 	small := loop.ModelInfo{Name: "small", ContextWindow: 200_000, MaxOutputTokens: 32_000}
 	_, model := run(t, fixture{primary: small, script: []fakemodel.Step{truncated, textStep}})
-	if got := model.Requests[1].MaxTokens; got != 32_000 {
-		t.Errorf("escalated max_tokens %d, want the model's 32000", got)
-	}
+	assert.Equal(t, 32_000, model.Requests[1].MaxTokens, "escalated max_tokens: the model's")
 }
 
 // The source clears the override on every continue, so escalation fires
@@ -128,9 +116,8 @@ func TestSeedEscalationRefiresAfterRecovery(t *testing.T) {
 
 	once, _ := run(t, fixture{policy: seedWith(t, "escalate_once_per_stretch", "true"), script: script})
 	expect(t, once, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{E, R, R, R}, Turn: 1, Requests: 5, Recovery: 3})
-	if last := once.State.Messages[len(once.State.Messages)-1]; !last.APIError {
-		t.Errorf("exhausted recovery must emit the withheld error; last message %q", last.Text())
-	}
+	last := once.State.Messages[len(once.State.Messages)-1]
+	assert.True(t, last.APIError, "exhausted recovery emits the withheld error; last message %q", last.Text())
 }
 
 func TestSeedStopHookBlockingThenPass(t *testing.T) {
@@ -141,9 +128,7 @@ func TestSeedStopHookBlockingThenPass(t *testing.T) {
 		t.Errorf("stopHookActive given to the hooks (-want +got):\n%s", diff)
 	}
 	fb := model.Requests[1].Messages
-	if got := fb[len(fb)-1].Text(); got != loop.StopHookFeedbackPrefix+"tests fail" {
-		t.Errorf("feedback message %q", got)
-	}
+	assert.Equal(t, loop.StopHookFeedbackPrefix+"tests fail", fb[len(fb)-1].Text(), "feedback message")
 }
 
 func TestSeedStopHookPrevented(t *testing.T) {
@@ -157,9 +142,9 @@ func TestSeedStopHookFailureIsAPass(t *testing.T) {
 		res, _ := run(t, fixture{script: []fakemodel.Step{textStep}, hooks: &fakemodel.StopHooks{Outcomes: []fakemodel.StopOutcome{o}}})
 		expect(t, res, outcome{Terminal: loop.Completed, Turn: 1, Requests: 1})
 		h := events[loop.StopHook](res.Trace)
-		if len(h) != 1 || h[0].Outcome != loop.HookFail || h[0].Error == "" {
-			t.Errorf("hook events %+v", h)
-		}
+		require.Len(t, h, 1)
+		assert.Equal(t, loop.HookFail, h[0].Outcome)
+		assert.NotEmpty(t, h[0].Error)
 	}
 }
 
@@ -168,9 +153,7 @@ func TestSeedTokenBudgetContinuation(t *testing.T) {
 	res, model := run(t, fixture{budget: 10_000, script: []fakemodel.Step{step, step, step}})
 	B := loop.TokenBudgetContinuation
 	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{B, B}, Turn: 1, Requests: 3})
-	if got := model.Requests[1].Messages[2].Text(); !strings.Contains(got, "30%") {
-		t.Errorf("nudge %q does not state the percentage", got)
-	}
+	assert.Contains(t, model.Requests[1].Messages[2].Text(), "30%", "the nudge states the percentage")
 }
 
 func TestSeedTokenBudgetStopsOnDiminishingReturns(t *testing.T) {
@@ -185,9 +168,7 @@ func TestSeedBlockingLimitWithAutoCompactOff(t *testing.T) {
 	p := seedWith(t, "context_collapse", "false", "auto_compact", "false", "snip", "false")
 	res, model := run(t, fixture{policy: p, initial: bigHistory(24, 7_500), script: []fakemodel.Step{textStep}})
 	expect(t, res, outcome{Terminal: loop.BlockingLimit, Turn: 1, Requests: 0})
-	if len(model.Requests) != 0 {
-		t.Error("a request was sent past the blocking limit")
-	}
+	assert.Empty(t, model.Requests, "requests past the blocking limit")
 	// just under the limit the request goes out
 	under, _ := run(t, fixture{policy: p, initial: bigHistory(22, 7_500), script: []fakemodel.Step{textStep}})
 	expect(t, under, outcome{Terminal: loop.Completed, Turn: 1, Requests: 1})
@@ -288,9 +269,9 @@ func TestSeedAbortedStreamingAnswersToolUses(t *testing.T) {
 	res, _ := run(t, fixture{script: []fakemodel.Step{toolStep, step}})
 	expect(t, res, outcome{Terminal: loop.AbortedStreaming, Transitions: []loop.Transition{loop.NextTurn}, Turn: 2, Requests: 2})
 	last := res.State.Messages[len(res.State.Messages)-1]
-	if !last.IsToolResult() || len(last.Blocks) != 2 || last.Blocks[0].Text != loop.InterruptedResult {
-		t.Errorf("last message %+v", last)
-	}
+	require.True(t, last.IsToolResult(), "last message %+v", last)
+	require.Len(t, last.Blocks, 2)
+	assert.Equal(t, loop.InterruptedResult, last.Blocks[0].Text)
 }
 
 func TestSeedAbortedTools(t *testing.T) {
@@ -299,9 +280,7 @@ func TestSeedAbortedTools(t *testing.T) {
 	res, _ := run(t, fixture{script: []fakemodel.Step{step}, tools: tools})
 	expect(t, res, outcome{Terminal: loop.AbortedTools, Turn: 1, Requests: 1})
 	for _, r := range events[loop.ToolResultEvent](res.Trace) {
-		if !r.Synthetic {
-			t.Errorf("result %s is not synthetic", r.ToolUseID)
-		}
+		assert.True(t, r.Synthetic, "result %s is synthetic", r.ToolUseID)
 	}
 }
 
@@ -310,9 +289,7 @@ func TestSeedHookStoppedAfterTheBatch(t *testing.T) {
 	step := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}, {Name: "Bash"}}}
 	res, _ := run(t, fixture{script: []fakemodel.Step{step}, tools: tools})
 	expect(t, res, outcome{Terminal: loop.HookStopped, Turn: 1, Requests: 1})
-	if got := tools.CallIDs(); len(got) != 2 {
-		t.Errorf("the batch should finish before stopping: %v", got)
-	}
+	assert.Len(t, tools.CallIDs(), 2, "the batch finishes before stopping")
 }
 
 func TestSeedMaxTurns(t *testing.T) {
@@ -330,12 +307,11 @@ func TestSeedFallbackWithToolUsesInFlight(t *testing.T) {
 	res, model := run(t, fixture{fallback: haiku, script: []fakemodel.Step{three, textStep}})
 	expect(t, res, outcome{Terminal: loop.Completed, Turn: 1, Requests: 2})
 	fb := events[loop.Fallback](res.Trace)
-	if len(fb) != 1 || fb[0].To != "haiku" || len(fb[0].Orphans) != 3 {
-		t.Fatalf("fallback events %+v", fb)
-	}
-	if model.Requests[1].Model != "haiku" || res.State.ToolUseContext.Model != "haiku" {
-		t.Errorf("retry went to %s", model.Requests[1].Model)
-	}
+	require.Len(t, fb, 1)
+	assert.Equal(t, "haiku", fb[0].To)
+	assert.Len(t, fb[0].Orphans, 3)
+	assert.Equal(t, "haiku", model.Requests[1].Model, "the retry's model")
+	assert.Equal(t, "haiku", res.State.ToolUseContext.Model)
 	// without a fallback model the error is an ordinary API error: the
 	// seed completes after the stop-failure hooks
 	none, _ := run(t, fixture{script: []fakemodel.Step{three}})
@@ -348,9 +324,9 @@ func TestSeedPanickingToolBecomesAnErrorResult(t *testing.T) {
 	res, _ := run(t, fixture{script: []fakemodel.Step{toolStep, textStep}, tools: tools})
 	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{loop.NextTurn}, Turn: 2, Requests: 2})
 	r := events[loop.ToolResultEvent](res.Trace)
-	if len(r) != 1 || !r[0].IsError || !strings.Contains(r[0].Error, "nil map write") {
-		t.Errorf("tool result events %+v", r)
-	}
+	require.Len(t, r, 1)
+	assert.True(t, r[0].IsError)
+	assert.Contains(t, r[0].Error, "nil map write")
 }
 
 func TestSeedPanickingCompactorIsAFailedCompaction(t *testing.T) {
@@ -364,9 +340,8 @@ func TestSeedTruncatedToolInputGetsAnInputError(t *testing.T) {
 	res, _ := run(t, fixture{script: []fakemodel.Step{step, textStep}})
 	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{loop.NextTurn}, Turn: 2, Requests: 2})
 	r := events[loop.ToolResultEvent](res.Trace)
-	if len(r) != 1 || !r[0].IsError {
-		t.Errorf("cut input should give an error result: %+v", r)
-	}
+	require.Len(t, r, 1)
+	assert.True(t, r[0].IsError, "cut input gives an error result")
 }
 
 func TestSeedToolUseSummaryEmittedNextIteration(t *testing.T) {
@@ -388,9 +363,9 @@ func TestHostileResponsesEndTheRunWithAnError(t *testing.T) {
 	dup := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{ID: "same", Name: "Read"}, {ID: "same", Name: "Read"}}}
 	res, _ := run(t, fixture{script: []fakemodel.Step{dup}})
 	term := events[loop.TerminalEvent](res.Trace)
-	if res.Terminal != loop.ModelError || !strings.Contains(term[0].Message, `tool_use id "same" is not unique`) {
-		t.Errorf("duplicate ids: %s %q", res.Terminal, term[0].Message)
-	}
+	assert.Equal(t, loop.ModelError, res.Terminal)
+	require.Len(t, term, 1)
+	assert.Contains(t, term[0].Message, `tool_use id "same" is not unique`)
 }
 
 func TestRunRejectsBadInput(t *testing.T) {
@@ -409,18 +384,16 @@ func TestRunRejectsBadInput(t *testing.T) {
 	}
 	for name, c := range cases {
 		_, err := loop.Run(t.Context(), c.cfg, c.msgs)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: err = %v, want it to mention %q", name, err, c.want)
-		}
+		assert.ErrorContains(t, err, c.want, name)
 	}
 }
 
 func TestIterationLimitHaltsANeverEndingRun(t *testing.T) {
 	hooks := &fakemodel.StopHooks{Outcomes: []fakemodel.StopOutcome{{Block: "again"}}}
 	res, _ := run(t, fixture{script: []fakemodel.Step{{Text: "ok", Repeat: fakemodel.Forever}}, hooks: hooks, limit: 50})
-	if !res.Halted || res.Terminal != "" || res.Stats.Iterations != 50 {
-		t.Errorf("halted %t terminal %q iterations %d", res.Halted, res.Terminal, res.Stats.Iterations)
-	}
+	assert.True(t, res.Halted)
+	assert.Empty(t, res.Terminal)
+	assert.Equal(t, 50, res.Stats.Iterations)
 	// the same hook with the block cap terminates
 	capped, _ := run(t, fixture{policy: seedWith(t, "stop_hook_block_cap", "3"),
 		script: []fakemodel.Step{{Text: "ok", Repeat: fakemodel.Forever}}, hooks: hooks, limit: 50})
@@ -441,19 +414,14 @@ func TestSeedMicrocompactClearsOldResults(t *testing.T) {
 		}
 	}
 	// results 1 and 2 fall out of the newest 5 before requests 7 and 8
-	if len(stages) != 2 {
-		t.Fatalf("%d microcompact stages, want 2", len(stages))
-	}
+	require.Len(t, stages, 2, "microcompact stages")
 	for _, st := range stages {
-		if st.Changed != 1 || st.TokensBefore-st.TokensAfter < 2_900 {
-			t.Errorf("microcompact stage %+v should clear one 3000-token result", st)
-		}
+		assert.Equal(t, 1, st.Changed, "microcompact stage %+v clears one result", st)
+		assert.GreaterOrEqual(t, st.TokensBefore-st.TokensAfter, 2_900, "microcompact stage %+v clears a 3000-token result", st)
 	}
 	// what the model was sent agrees with what the trace says
 	last := model.Requests[7]
-	if got := loop.SumTokens(last.Messages); got != last.InputTokens {
-		t.Errorf("request input %d, messages sum %d", last.InputTokens, got)
-	}
+	assert.Equal(t, last.InputTokens, loop.SumTokens(last.Messages), "the request's input against its messages' sum")
 	cleared := 0
 	for _, m := range last.Messages {
 		for _, b := range m.Blocks {
@@ -462,9 +430,7 @@ func TestSeedMicrocompactClearsOldResults(t *testing.T) {
 			}
 		}
 	}
-	if cleared != 2 {
-		t.Errorf("%d results cleared in the last request, want 2", cleared)
-	}
+	assert.Equal(t, 2, cleared, "results cleared in the last request")
 }
 
 // The blocking limit keys on the user's auto-compact setting: with it off
@@ -475,7 +441,6 @@ func TestSeedBlockingLimitFollowsTheUsersAutoCompactSetting(t *testing.T) {
 	off, _ := run(t, fixture{policy: seedWith(t, "auto_compact", "false", "snip", "false"), initial: over, script: []fakemodel.Step{textStep}})
 	expect(t, off, outcome{Terminal: loop.BlockingLimit, Turn: 1})
 	on, _ := run(t, fixture{policy: seedWith(t, "snip", "false"), initial: over, script: []fakemodel.Step{textStep}})
-	if on.Terminal != loop.Completed || on.Stats.Requests != 1 {
-		t.Errorf("collapse on, auto-compact on: %s after %d requests, want the request sent", on.Terminal, on.Stats.Requests)
-	}
+	assert.Equal(t, loop.Completed, on.Terminal, "collapse on, auto-compact on")
+	assert.Equal(t, 1, on.Stats.Requests, "collapse on, auto-compact on: the request is sent")
 }

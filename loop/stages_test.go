@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // conversation builds prompt, then n exchanges of a tool_use and its
@@ -29,18 +31,10 @@ func ids(msgs []Message) []string {
 }
 
 func TestExchanges(t *testing.T) {
-	if got := Exchanges(conversation(2, 1)); !cmp.Equal(got, []int{0, 1, 3}) {
-		t.Errorf("Exchanges = %v", got)
-	}
-	if got := tailStart(conversation(3, 1), 2); got != 3 {
-		t.Errorf("tailStart keep 2 of 4 = %d, want 3", got)
-	}
-	if got := tailStart(conversation(1, 1), 5); got != 1 {
-		t.Errorf("tailStart never keeps every exchange: %d, want 1", got)
-	}
-	if got := tailStart(conversation(0, 1), 2); got != 1 {
-		t.Errorf("tailStart of one exchange = %d, want 1 (nothing kept)", got)
-	}
+	assert.Equal(t, []int{0, 1, 3}, Exchanges(conversation(2, 1)))
+	assert.Equal(t, 3, tailStart(conversation(3, 1), 2), "tailStart keeps 2 of 4")
+	assert.Equal(t, 1, tailStart(conversation(1, 1), 5), "tailStart never keeps every exchange")
+	assert.Equal(t, 1, tailStart(conversation(0, 1), 2), "tailStart of one exchange keeps nothing")
 }
 
 func TestOldestSnipperDropsWholeExchanges(t *testing.T) {
@@ -49,69 +43,50 @@ func TestOldestSnipperDropsWholeExchanges(t *testing.T) {
 	if diff := cmp.Diff([]string{"u0", "ata", "rta", "atb", "rtb"}, res.Removed); diff != "" {
 		t.Errorf("removed (-want +got):\n%s", diff)
 	}
-	if res.TokensFreed != 500 || len(res.Messages) != 4 {
-		t.Errorf("freed %d, %d left", res.TokensFreed, len(res.Messages))
-	}
+	assert.Equal(t, 500, res.TokensFreed)
+	assert.Len(t, res.Messages, 4)
 	under := OldestSnipper{}.Snip(SnipInput{Messages: msgs, Tokens: 500, Threshold: 600, KeepRecent: 2})
-	if len(under.Removed) != 0 || len(under.Messages) != len(msgs) {
-		t.Errorf("snipped under the threshold: %v", under.Removed)
-	}
+	assert.Empty(t, under.Removed, "snipped under the threshold")
+	assert.Len(t, under.Messages, len(msgs))
 	keep := OldestSnipper{}.Snip(SnipInput{Messages: msgs, Tokens: 900, Threshold: 1, KeepRecent: 6})
-	if len(keep.Messages) < 6 {
-		t.Errorf("snip dropped into the newest 6: %v", ids(keep.Messages))
-	}
+	assert.GreaterOrEqual(t, len(keep.Messages), 6, "snip dropped into the newest 6: %v", ids(keep.Messages))
 }
 
 func TestKeepRecentMicrocompactor(t *testing.T) {
 	msgs := conversation(4, 100)
 	res := KeepRecentMicrocompactor{}.Microcompact(MicrocompactInput{Messages: msgs, KeepRecent: 1})
-	if res.Cleared != 3 {
-		t.Fatalf("cleared %d, want 3", res.Cleared)
-	}
+	require.Equal(t, 3, res.Cleared, "cleared")
 	for i, m := range res.Messages {
 		if !m.IsToolResult() {
 			continue
 		}
 		cleared := m.Blocks[0].Text == ClearedToolResult
-		if cleared != (i < len(msgs)-1) {
-			t.Errorf("message %s cleared=%t", m.ID, cleared)
-		}
-		if cleared && m.Tokens != 0 {
-			t.Errorf("cleared message %s keeps size %d; the loop must re-estimate it", m.ID, m.Tokens)
+		assert.Equal(t, i < len(msgs)-1, cleared, "message %s cleared", m.ID)
+		if cleared {
+			assert.Zero(t, m.Tokens, "cleared message %s keeps its size; the loop must re-estimate it", m.ID)
 		}
 	}
-	if msgs[2].Blocks[0].Text != "data" {
-		t.Error("microcompact modified its input")
-	}
+	assert.Equal(t, "data", msgs[2].Blocks[0].Text, "microcompact modified its input")
 	again := KeepRecentMicrocompactor{}.Microcompact(MicrocompactInput{Messages: res.Messages, KeepRecent: 1})
-	if again.Cleared != 0 {
-		t.Errorf("cleared already-cleared results again: %d", again.Cleared)
-	}
+	assert.Zero(t, again.Cleared, "cleared already-cleared results again")
 }
 
 func TestSpanCollapserStagesThenCommits(t *testing.T) {
 	msgs := conversation(6, 100) // 13 messages
 	in := CollapseInput{Messages: msgs, Tokens: 1300, StageAt: 1000, CommitAt: 1200, KeepRecent: 4}
 	staged := SpanCollapser{}.Collapse(in)
-	if staged.Committed != 0 || len(staged.Staged) != 1 {
-		t.Fatalf("first pass: committed %d, staged %v", staged.Committed, staged.Staged)
-	}
+	require.Zero(t, staged.Committed, "the first pass commits nothing")
+	require.Len(t, staged.Staged, 1, "the first pass stages one span")
 	in.Staged = staged.Staged
 	done := SpanCollapser{}.Drain(in)
-	if done.Committed != 1 || len(done.Staged) != 0 {
-		t.Fatalf("drain: committed %d staged %v", done.Committed, done.Staged)
-	}
-	if len(done.Messages) != len(msgs)-len(done.Removed)+1 {
-		t.Errorf("drain left %d messages after removing %d of %d", len(done.Messages), len(done.Removed), len(msgs))
-	}
-	if !strings.HasPrefix(done.Messages[0].Text(), "[collapsed") {
-		t.Errorf("first message is not the fold: %q", done.Messages[0].Text())
-	}
+	require.Equal(t, 1, done.Committed, "the drain commits the span")
+	require.Empty(t, done.Staged)
+	assert.Len(t, done.Messages, len(msgs)-len(done.Removed)+1, "the drain folds what it removed into one message")
+	assert.True(t, strings.HasPrefix(done.Messages[0].Text(), "[collapsed"), "the first message is the fold: %q", done.Messages[0].Text())
 	checkPairs(t, done.Messages)
 	none := SpanCollapser{}.Drain(CollapseInput{Messages: msgs})
-	if none.Committed != 0 || len(none.Messages) != len(msgs) {
-		t.Errorf("drain with nothing staged changed the messages")
-	}
+	assert.Zero(t, none.Committed, "a drain with nothing staged")
+	assert.Len(t, none.Messages, len(msgs), "a drain with nothing staged keeps the messages")
 }
 
 func TestToolResultBudgetTruncatesLargestFirst(t *testing.T) {
@@ -120,23 +95,17 @@ func TestToolResultBudgetTruncatesLargestFirst(t *testing.T) {
 		{Type: BlockToolResult, ToolUseID: "b", Tokens: 60_000},
 	}, Tokens: 90_000}}
 	out, n := applyToolResultBudget(msgs, 0, 50_000)
-	if n != 1 || out[0].Blocks[1].Tokens != 20_000 || out[0].Blocks[0].Tokens != 30_000 {
-		t.Errorf("budget: %d truncated, blocks %+v", n, out[0].Blocks)
-	}
-	if msgs[0].Blocks[1].Tokens != 60_000 {
-		t.Error("budget modified its input")
-	}
+	assert.Equal(t, 1, n, "results truncated")
+	assert.Equal(t, 30_000, out[0].Blocks[0].Tokens)
+	assert.Equal(t, 20_000, out[0].Blocks[1].Tokens)
+	assert.Equal(t, 60_000, msgs[0].Blocks[1].Tokens, "the budget modified its input")
 }
 
 func TestUsageCounterAnchorsOnLastUsage(t *testing.T) {
 	msgs := conversation(2, 100)
-	if got := (UsageCounter{}).Count(msgs); got != 500 {
-		t.Errorf("without usage: %d, want the sum 500", got)
-	}
+	assert.Equal(t, 500, (UsageCounter{}).Count(msgs), "without usage: the sum")
 	msgs[3].Usage = &Usage{InputTokens: 1000, CacheReadInputTokens: 500, OutputTokens: 100}
-	if got := (UsageCounter{}).Count(msgs); got != 1700 {
-		t.Errorf("anchored: %d, want 1600 + 100 after", got)
-	}
+	assert.Equal(t, 1700, (UsageCounter{}).Count(msgs), "anchored: 1600 + the 100 after")
 }
 
 // checkPairs fails the test unless every tool_use in msgs has exactly one
@@ -150,29 +119,22 @@ func checkPairs(t *testing.T, msgs []Message) {
 			case BlockToolUse:
 				uses[b.ID]++
 			case BlockToolResult:
-				if uses[b.ToolUseID] == 0 {
-					t.Errorf("tool_result for %s has no tool_use before it", b.ToolUseID)
-				}
+				assert.Positive(t, uses[b.ToolUseID], "tool_result for %s has a tool_use before it", b.ToolUseID)
 				results[b.ToolUseID]++
 			}
 		}
 	}
 	for id := range uses {
-		if results[id] != 1 {
-			t.Errorf("tool_use %s has %d tool_results", id, results[id])
-		}
+		assert.Equal(t, 1, results[id], "tool_results of tool_use %s", id)
 	}
 }
 
 func TestMicrocompactOwnedAndIncremental(t *testing.T) {
 	msgs := conversation(6, 100)
 	first := KeepRecentMicrocompactor{}.Microcompact(MicrocompactInput{Messages: msgs, KeepRecent: 2, Owned: true})
-	if first.Cleared != 4 || &first.Messages[0] != &msgs[0] {
-		t.Fatalf("owned pass: cleared %d, copied the list: %t", first.Cleared, &first.Messages[0] != &msgs[0])
-	}
-	if msgs[2].Blocks[0].Text != ClearedToolResult {
-		t.Error("owned pass did not replace the entry in place")
-	}
+	require.Equal(t, 4, first.Cleared, "the owned pass")
+	require.Same(t, &msgs[0], &first.Messages[0], "the owned pass works on the list itself")
+	assert.Equal(t, ClearedToolResult, msgs[2].Blocks[0].Text, "the owned pass replaces the entry in place")
 	// a new exchange pushes one more result out of the window; the
 	// incremental pass clears it and stops at the first cleared one
 	msgs = append(msgs, conversation(7, 100)[13:]...)
@@ -180,11 +142,9 @@ func TestMicrocompactOwnedAndIncremental(t *testing.T) {
 	// an old result wrongly uncleared behind a cleared one is not seen
 	msgs[2].Blocks = []Block{{Type: BlockToolResult, ToolUseID: "ta", Text: "data"}}
 	inc := KeepRecentMicrocompactor{}.Microcompact(MicrocompactInput{Messages: msgs, KeepRecent: 2, Owned: true, Incremental: true})
-	if inc.Cleared != 1 || msgs[2].Blocks[0].Text != "data" {
-		t.Errorf("incremental pass cleared %d (want 1) and reached back to %q", inc.Cleared, msgs[2].Blocks[0].Text)
-	}
+	assert.Equal(t, 1, inc.Cleared, "the incremental pass")
+	assert.Equal(t, "data", msgs[2].Blocks[0].Text, "the incremental pass does not reach back")
 	full := KeepRecentMicrocompactor{}.Microcompact(MicrocompactInput{Messages: msgs, KeepRecent: 2})
-	if full.Cleared != 1 || full.Messages[2].Blocks[0].Text != ClearedToolResult {
-		t.Errorf("a full pass must find every result past the window: cleared %d", full.Cleared)
-	}
+	assert.Equal(t, 1, full.Cleared, "a full pass finds every result past the window")
+	assert.Equal(t, ClearedToolResult, full.Messages[2].Blocks[0].Text)
 }

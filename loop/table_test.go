@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // row is one row of SPEC §3: what a continue does to each counter.
@@ -56,9 +58,7 @@ func TestTransitionTableMatchesSpec(t *testing.T) {
 			if diff := cmp.Diff(want, got, cmp.AllowUnexported(row{})); diff != "" {
 				t.Errorf("%s from %+v (-spec +loop):\n%s", tr, start, diff)
 			}
-			if n.Transition != tr {
-				t.Errorf("%s: state.transition = %q", tr, n.Transition)
-			}
+			assert.Equal(t, tr, n.Transition, "%s: state.transition", tr)
 		}
 	}
 }
@@ -67,17 +67,11 @@ func checkBool(t *testing.T, tr Transition, field, rule string, from, to bool) {
 	t.Helper()
 	switch rule {
 	case "kept":
-		if to != from {
-			t.Errorf("%s: %s %t -> %t, SPEC keeps it", tr, field, from, to)
-		}
+		assert.Equal(t, from, to, "%s: SPEC keeps %s", tr, field)
 	case "unset", "false":
-		if to {
-			t.Errorf("%s: %s is true, SPEC unsets it", tr, field)
-		}
+		assert.False(t, to, "%s: SPEC unsets %s", tr, field)
 	case "true":
-		if !to {
-			t.Errorf("%s: %s is false, SPEC sets it", tr, field)
-		}
+		assert.True(t, to, "%s: SPEC sets %s", tr, field)
 	}
 }
 
@@ -97,9 +91,8 @@ func TestAdvanceRecordsChangedFields(t *testing.T) {
 	s := State{TurnCount: 1, MaxOutputTokensRecoveryCount: 2, Transition: MaxOutputTokensRecovery}
 	r := &run{iterStart: s}
 	n := r.advance(s, NextTurn, []Message{{ID: "a"}, {ID: "b"}})
-	if n.TurnCount != 2 || len(n.Messages) != 2 {
-		t.Fatalf("advance: turn %d, %d messages", n.TurnCount, len(n.Messages))
-	}
+	require.Equal(t, 2, n.TurnCount, "advance: turn")
+	require.Len(t, n.Messages, 2, "advance: messages")
 	got := r.trace[0].(TransitionEvent)
 	want := TransitionEvent{Transition: NextTurn, Changes: []FieldChange{
 		{Field: "messages", From: "0", To: "2"},

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // everyEvent has one populated event of every kind.
@@ -33,25 +35,15 @@ var everyEvent = Trace{
 
 func TestTraceRoundTrip(t *testing.T) {
 	var buf bytes.Buffer
-	if err := everyEvent.WriteJSONL(&buf); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, everyEvent.WriteJSONL(&buf))
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	if len(lines) != len(everyEvent) {
-		t.Fatalf("%d lines for %d events", len(lines), len(everyEvent))
-	}
+	require.Len(t, lines, len(everyEvent), "one line an event")
 	for i, l := range lines {
-		if !strings.HasPrefix(l, `{"kind":"`+string(everyEvent[i].EventKind())+`"`) {
-			t.Errorf("line %d does not start with its kind: %s", i+1, l)
-		}
-		if strings.Count(l, `"kind":`) != 1 {
-			t.Errorf("line %d has a second kind field: %s", i+1, l)
-		}
+		assert.True(t, strings.HasPrefix(l, `{"kind":"`+string(everyEvent[i].EventKind())+`"`), "line %d starts with its kind: %s", i+1, l)
+		assert.Equal(t, 1, strings.Count(l, `"kind":`), "line %d has one kind field: %s", i+1, l)
 	}
 	back, err := ReadJSONL(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if diff := cmp.Diff(everyEvent, back); diff != "" {
 		t.Errorf("round trip (-wrote +read):\n%s", diff)
 	}
@@ -62,9 +54,7 @@ func TestTraceRoundTrip(t *testing.T) {
 	for _, k := range []EventKind{KindIterationStart, KindStage, KindCompaction, KindRequest, KindResponse, KindRequestFailed,
 		KindRetry, KindFallback, KindWithheld, KindErrorEmitted, KindNotice, KindToolSummary, KindToolBatch, KindToolResult,
 		KindStopHook, KindStopFailure, KindTransition, KindTerminal} {
-		if !seen[k] {
-			t.Errorf("kind %s is not covered by the round-trip test", k)
-		}
+		assert.True(t, seen[k], "kind %s is covered by the round-trip test", k)
 	}
 }
 
@@ -76,20 +66,18 @@ func TestReadJSONLNamesBadLine(t *testing.T) {
 	}
 	for in, want := range cases {
 		_, err := ReadJSONL(strings.NewReader(in))
-		if err == nil || !strings.HasPrefix(err.Error(), want) {
-			t.Errorf("ReadJSONL(%q) = %v, want prefix %q", in, err, want)
+		if assert.Error(t, err, "ReadJSONL(%q)", in) {
+			assert.True(t, strings.HasPrefix(err.Error(), want), "ReadJSONL(%q) = %v, want prefix %q", in, err, want)
 		}
 	}
 }
 
 func TestTraceAccessors(t *testing.T) {
-	if got := everyEvent.Transitions(); len(got) != 2 || got[0] != NextTurn {
-		t.Errorf("Transitions = %v", got)
-	}
-	if got := everyEvent.Terminal(); got != Completed {
-		t.Errorf("Terminal = %v", got)
-	}
-	if got := everyEvent.Requests(); len(got) != 1 || got[0].MaxTokens != 8000 {
-		t.Errorf("Requests = %v", got)
-	}
+	got := everyEvent.Transitions()
+	require.Len(t, got, 2)
+	assert.Equal(t, NextTurn, got[0])
+	assert.Equal(t, Completed, everyEvent.Terminal())
+	reqs := everyEvent.Requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, 8000, reqs[0].MaxTokens)
 }

@@ -1,21 +1,16 @@
 package looptest
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/require"
 )
 
 // wantViolation fails t unless err reports a violation containing want.
 func wantViolation(t *testing.T, err error, want string) {
 	t.Helper()
-	if err == nil {
-		t.Fatalf("check passed; want a violation containing %q", want)
-	}
-	if !strings.Contains(err.Error(), want) {
-		t.Fatalf("violations do not mention %q:\n%v", want, err)
-	}
+	require.ErrorContains(t, err, want, "the check reports the violation")
 }
 
 // snipFunc adapts a function to loop.Snipper.
@@ -138,9 +133,7 @@ func (c collapser) Drain(in loop.CollapseInput) loop.CollapseResult    { return 
 func TestCheckCollapserBroken(t *testing.T) {
 	span := loop.SpanCollapser{}
 	good := collapser{span.Collapse, span.Drain}
-	if err := CheckCollapser(good); err != nil {
-		t.Fatalf("SpanCollapser:\n%v", err)
-	}
+	require.NoError(t, CheckCollapser(good), "SpanCollapser")
 	for _, tc := range []struct {
 		name string
 		c    collapser

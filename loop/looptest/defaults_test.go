@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
 )
 
 func TestMain(m *testing.M) {
@@ -30,14 +31,10 @@ func TestDefaults(t *testing.T) {
 		})},
 		{"SummaryCompactor (seed)", CheckCompactor(func() loop.Compactor { return loop.SummaryCompactor{MaxCalls: 1} })},
 	} {
-		if tc.err != nil {
-			t.Errorf("%s:\n%v", tc.name, tc.err)
-		}
+		assert.NoError(t, tc.err, tc.name)
 	}
 }
 
 func TestSpanCollapser(t *testing.T) {
-	if err := CheckCollapser(loop.SpanCollapser{}); err != nil {
-		t.Errorf("SpanCollapser:\n%v", err)
-	}
+	assert.NoError(t, CheckCollapser(loop.SpanCollapser{}), "SpanCollapser")
 }

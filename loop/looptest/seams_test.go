@@ -51,9 +51,7 @@ func (m *model) Stream(ctx context.Context, req loop.Request, yield func(loop.Bl
 }
 
 func TestCheckModel(t *testing.T) {
-	if err := CheckModel(func() loop.Model { return &model{} }); err != nil {
-		t.Fatalf("conforming model:\n%v", err)
-	}
+	require.NoError(t, CheckModel(func() loop.Model { return &model{} }), "a conforming model")
 	global := 0
 	release := make(chan struct{})
 	defer close(release)
@@ -160,13 +158,9 @@ func goodTool(ctx context.Context, c loop.ToolCall) (loop.ToolOutcome, error) {
 }
 
 func TestCheckTools(t *testing.T) {
-	if err := CheckTools(func() loop.Tools { return toolsFunc(goodTool) }); err != nil {
-		t.Fatalf("conforming tools:\n%v", err)
-	}
+	require.NoError(t, CheckTools(func() loop.Tools { return toolsFunc(goodTool) }), "conforming tools")
 	all := func(loop.ToolCall) bool { return true }
-	if err := CheckTools(func() loop.Tools { return safeTools{toolsFunc(goodTool), all} }); err != nil {
-		t.Fatalf("conforming concurrent tools:\n%v", err)
-	}
+	require.NoError(t, CheckTools(func() loop.Tools { return safeTools{toolsFunc(goodTool), all} }), "conforming concurrent tools")
 	release := make(chan struct{})
 	defer close(release)
 	flip := false
@@ -202,11 +196,9 @@ func TestCheckTools(t *testing.T) {
 		})
 	}
 	// panics and errors are allowed
-	if err := CheckTools(func() loop.Tools {
+	assert.NoError(t, CheckTools(func() loop.Tools {
 		return toolsFunc(func(context.Context, loop.ToolCall) (loop.ToolOutcome, error) { panic("tool") })
-	}); err != nil {
-		t.Errorf("a panicking tool is allowed:\n%v", err)
-	}
+	}), "a panicking tool is allowed")
 }
 
 // hooksFunc adapts a function to loop.StopHooks.
@@ -217,7 +209,7 @@ func (f hooksFunc) RunStopHooks(ctx context.Context, in loop.StopHookInput) (loo
 }
 
 func TestCheckStopHooks(t *testing.T) {
-	if err := CheckStopHooks(func() loop.StopHooks {
+	require.NoError(t, CheckStopHooks(func() loop.StopHooks {
 		return hooksFunc(func(_ context.Context, in loop.StopHookInput) (loop.StopHookResult, error) {
 			if in.Turn%3 == 0 {
 				return loop.StopHookResult{}, errors.New("hook failed")
@@ -227,9 +219,7 @@ func TestCheckStopHooks(t *testing.T) {
 			}
 			return loop.StopHookResult{}, nil
 		})
-	}); err != nil {
-		t.Fatalf("conforming hooks:\n%v", err)
-	}
+	}), "conforming hooks")
 	release := make(chan struct{})
 	defer close(release)
 	for _, tc := range []struct {
@@ -300,13 +290,11 @@ func (f summarizerFunc) Summarize(ctx context.Context, calls []loop.ToolCall, re
 }
 
 func TestCheckToolUseSummarizer(t *testing.T) {
-	if err := CheckToolUseSummarizer(func() loop.ToolUseSummarizer {
+	require.NoError(t, CheckToolUseSummarizer(func() loop.ToolUseSummarizer {
 		return summarizerFunc(func(ctx context.Context, calls []loop.ToolCall, _ []loop.Message) (string, error) {
 			return fmt.Sprintf("%d calls", len(calls)), ctx.Err()
 		})
-	}); err != nil {
-		t.Fatalf("conforming summarizer:\n%v", err)
-	}
+	}), "a conforming summarizer")
 	for _, tc := range []struct {
 		name string
 		s    summarizerFunc
