@@ -1,9 +1,10 @@
 package loop
 
 import (
+	"testing"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"testing"
 )
 
 func TestProfilesAreValid(t *testing.T) {
