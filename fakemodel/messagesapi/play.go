@@ -41,15 +41,16 @@ func (h *Handler) play(ctx context.Context, d *Decoded) answer {
 		MaxTokens: d.Request.MaxTokens, Stream: d.Stream, Messages: len(d.Request.Messages),
 		Tools: len(d.Request.Tools), InputTokens: d.Request.InputTokens, SystemTokens: d.SystemTokens}
 	rec.Roles = roles(d.Request.Messages)
-	prev := h.last[d.Request.Purpose]
+	prev := h.last
 	for rec.Kept < min(len(prev), len(d.hashes)) && prev[rec.Kept] == d.hashes[rec.Kept] {
 		rec.Kept++
 	}
+	rec.Dropped = len(prev) - rec.Kept
 	rec.Appended = slices.Clone(d.Shapes[rec.Kept:])
 	if rec.Appended == nil {
 		rec.Appended = []string{}
 	}
-	h.last[d.Request.Purpose] = d.hashes
+	h.last = d.hashes
 
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()

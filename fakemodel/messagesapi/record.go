@@ -38,8 +38,14 @@ type Record struct {
 	// definitions take.
 	SystemTokens int `json:"system_tokens"`
 	// Kept is how many leading messages are the same as in the previous
-	// request of the same purpose (0 for the first).
+	// request the server answered, whatever its purpose (0 for the
+	// first): a retry keeps them all, a compaction request the older part
+	// of the conversation, the request after a compaction none.
 	Kept int `json:"kept"`
+	// Dropped is how many messages of the previous request after the kept
+	// ones this request does not carry: the preserved tail a compaction
+	// request leaves out, the history a compaction replaced.
+	Dropped int `json:"dropped"`
 	// Appended is the shape of each message after the kept ones (see
 	// [Shape]): what the agent appended, or all of them after its history
 	// was rewritten.

@@ -39,11 +39,14 @@ func TestRecordsEachRequestNormalized(t *testing.T) {
 		Roles: "u", Messages: 1, Tools: 1, InputTokens: rec[0].SystemTokens + 4, SystemTokens: rec[0].SystemTokens,
 		Appended: []string{"user:text"}, Answer: "trunc", Status: 200, Blocks: 1}, rec[0])
 	assert.Greater(t, rec[0].SystemTokens, 100, "system prompt and tool definitions are measured")
-	assert.Equal(t, 0, rec[1].Kept, "the first compaction request keeps nothing from an earlier one")
+	assert.Equal(t, 1, rec[1].Kept, "the compaction request carries the first request's message")
+	assert.Equal(t, 0, rec[1].Dropped)
+	assert.Equal(t, []string{"assistant:text", "user:text"}, rec[1].Appended)
 	assert.False(t, rec[1].Stream)
 	assert.Equal(t, "uau", rec[2].Roles)
-	assert.Equal(t, 1, rec[2].Kept, "the first message is the same as in the previous main request")
-	assert.Equal(t, []string{"assistant:text", "user:text"}, rec[2].Appended)
+	assert.Equal(t, 2, rec[2].Kept, "two messages as in the compaction request before it")
+	assert.Equal(t, 1, rec[2].Dropped, "its summarise instruction is gone")
+	assert.Equal(t, []string{"user:text"}, rec[2].Appended)
 
 	var buf bytes.Buffer
 	require.NoError(t, srv.WriteJSONL(&buf))

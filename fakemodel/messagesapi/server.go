@@ -140,7 +140,7 @@ type Handler struct {
 
 	mu      sync.Mutex // serialises model calls and guards the fields below
 	records []Record
-	last    map[loop.Purpose][]uint64 // message hashes of the last request of each purpose
+	last    []uint64 // message hashes of the last request played
 	abort   context.CancelFunc        // cancels the model call in progress
 	aborted bool                      // Abort was called during the call in progress
 
@@ -155,7 +155,7 @@ func NewHandler(model loop.Model, opts Options) *Handler {
 	if opts.AbortWait <= 0 {
 		opts.AbortWait = DefaultAbortWait
 	}
-	return &Handler{model: model, opts: opts, last: map[loop.Purpose][]uint64{}}
+	return &Handler{model: model, opts: opts}
 }
 
 // Requests returns a copy of the records of every request so far.
