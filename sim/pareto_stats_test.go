@@ -57,3 +57,11 @@ func TestSummariesCarryIntervals(t *testing.T) {
 	assert.True(t, tok.MeanCI.Contains(tok.Mean) && tok.MeanCI.Lo < tok.MeanCI.Hi, "%+v", tok)
 	assert.True(t, ss.FailureCI.Contains(ss.FailureRate) && ss.FailureCI.Hi > 0, "%+v", ss.FailureCI)
 }
+
+func TestFormatRate(t *testing.T) {
+	// Wilson 95% of 80/5000 is [1.29%, 1.99%] (statsmodels
+	// proportion_confint(80, 5000, method="wilson")): nearly symmetric,
+	// so ± half its width; of 0/60 it is [0, 6.0%]: the interval itself.
+	assert.Equal(t, "1.6% ± 0.3", FormatRate(80, 5000)) // half of 0.70
+	assert.Equal(t, "0.0% [0.0, 6.0]", FormatRate(0, 60))
+}

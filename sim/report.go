@@ -79,7 +79,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	md.table([]string{"setting", "completed", "failed", "halted", "most frequent failures"}, len(r.Settings), func(i int) []string {
 		a := r.Settings[i].Aggregate
 		completed := a.Terminals[loop.Completed] - a.CompletedAfterAPIError
-		return []string{labels[i], ratePM(completed, a.Episodes), ratePM(a.Failures(), a.Episodes),
+		return []string{labels[i], FormatRate(completed, a.Episodes), FormatRate(a.Failures(), a.Episodes),
 			thousands(int64(a.Halted)), topFailures(a, 3)}
 	})
 
@@ -153,7 +153,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 				continue
 			}
 			a := r.Settings[i].Aggregate
-			line := fmt.Sprintf("- %s: %s tokens per episode, %s failures", labels[i], meanPM(a, Tokens, FormatTokens), ratePM(a.Failures(), a.Episodes))
+			line := fmt.Sprintf("- %s: %s tokens per episode, %s failures", labels[i], meanPM(a, Tokens, FormatTokens), FormatRate(a.Failures(), a.Episodes))
 			var same []string
 			for j := range r.Settings {
 				if j != i && !r.Distinct(i, j) {
@@ -286,10 +286,10 @@ func (rep *Report) writeExamples(md *markdown, labels []string, liveness bool) {
 	}
 }
 
-// ratePM writes k of n as a percentage with the half-width of its
+// FormatRate writes k of n as a percentage with the half-width of its
 // Wilson interval, "1.6% ± 0.6", or with the interval itself, "0.0%
 // [0.0, 6.0]", where the interval is far from symmetric (near 0 or 100%).
-func ratePM(k, n int) string {
+func FormatRate(k, n int) string {
 	ci := Wilson(k, n, Confidence)
 	p := ratio(k, n)
 	below, above := p-ci.Lo, ci.Hi-p

@@ -491,7 +491,7 @@ func writeBrief(w io.Writer, r *sim.Result, elapsed time.Duration) {
 	for _, l := range labels {
 		width = max(width, len(l))
 	}
-	fmt.Fprintf(w, "%-*s  %9s  %7s  %6s  %13s  %11s  %10s\n", width, "setting", "completed", "failed", "halted", "tokens (mean)", "cost (mean)", "violating")
+	fmt.Fprintf(w, "%-*s  %9s  %16s  %6s  %18s  %14s  %10s\n", width, "setting", "completed", "failed", "halted", "tokens (mean)", "cost (mean)", "violating")
 	turns := int64(0)
 	for i, s := range r.Settings {
 		a := s.Aggregate
@@ -499,12 +499,16 @@ func writeBrief(w io.Writer, r *sim.Result, elapsed time.Duration) {
 		if r.Checked {
 			v = strconv.Itoa(a.ViolatingEpisodes)
 		}
-		fmt.Fprintf(w, "%-*s  %8.1f%%  %6.1f%%  %6d  %13s  %11s  %10s\n", width, labels[i], 100*a.Rate(loop.Completed),
-			100*a.FailureRate(), a.Halted, sim.FormatTokens(a.Mean(sim.Tokens)), fmt.Sprintf("$%.2f", a.Mean(sim.CostMicroUSD)/1e6), v)
+		// ± half the 95% interval: Wilson for the failure rate, t for the means
+		tc, cc := a.MeanInterval(sim.Tokens), a.MeanInterval(sim.CostMicroUSD)
+		fmt.Fprintf(w, "%-*s  %8.1f%%  %16s  %6d  %18s  %14s  %10s\n", width, labels[i], 100*a.Rate(loop.Completed),
+			sim.FormatRate(a.Failures(), a.Episodes), a.Halted,
+			sim.FormatTokens(a.Mean(sim.Tokens))+" ±"+sim.FormatTokens((tc.Hi-tc.Lo)/2),
+			fmt.Sprintf("$%.2f ±%.2f", a.Mean(sim.CostMicroUSD)/1e6, (cc.Hi-cc.Lo)/2e6), v)
 		turns += a.Sum[sim.Turns]
 	}
-	fmt.Fprintf(w, "\n%d episodes, %d turns in %.1f s (%.0f turns/s)\n", r.Episodes*len(r.Settings), turns,
-		elapsed.Seconds(), float64(turns)/elapsed.Seconds())
+	fmt.Fprintf(w, "\n%d episodes, %d turns in %.1f s (%.0f turns/s); ± is half the 95%% interval over the %d episodes of a setting\n",
+		r.Episodes*len(r.Settings), turns, elapsed.Seconds(), float64(turns)/elapsed.Seconds(), r.Episodes)
 }
 
 // replayEpisode plays one episode again and prints its trace.
