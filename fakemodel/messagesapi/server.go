@@ -144,6 +144,8 @@ type Handler struct {
 	abort   context.CancelFunc        // cancels the model call in progress
 	aborted bool                      // Abort was called during the call in progress
 
+	gate   sync.Mutex // guards closed and the calls to active.Add
+	closed bool       // wait was called: no new request is served
 	active sync.WaitGroup
 }
 
@@ -170,7 +172,9 @@ func (h *Handler) Requests() []Record {
 	return out
 }
 
-// Abort cancels the context of the model call in progress, if any.
+// Abort cancels the context of the model call in progress, if any. It
+// must be called from inside the model's Stream, as a scripted abort
+// step calls its Cancel: that is the only time a call is in progress.
 func (h *Handler) Abort() {
 	// Called by the model from inside Stream, while h.mu is held by the
 	// same request: it must not take the lock.
@@ -180,11 +184,25 @@ func (h *Handler) Abort() {
 	}
 }
 
-func (h *Handler) wait() { h.active.Wait() }
+// wait stops new requests and waits for the ones being served.
+func (h *Handler) wait() {
+	h.gate.Lock()
+	h.closed = true
+	h.gate.Unlock()
+	h.active.Wait()
+}
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. After the server closed it answers
+// 503 without asking the model.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.gate.Lock()
+	if h.closed {
+		h.gate.Unlock()
+		writeError(w, http.StatusServiceUnavailable, APIError, "the server is shutting down", "")
+		return
+	}
 	h.active.Add(1)
+	h.gate.Unlock()
 	defer h.active.Done()
 	switch r.URL.Path {
 	case "/v1/messages":
