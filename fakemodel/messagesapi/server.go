@@ -140,9 +140,9 @@ type Handler struct {
 
 	mu      sync.Mutex // serialises model calls and guards the fields below
 	records []Record
-	last    []uint64 // message hashes of the last request played
-	abort   context.CancelFunc        // cancels the model call in progress
-	aborted bool                      // Abort was called during the call in progress
+	last    []uint64           // message hashes of the last request played
+	abort   context.CancelFunc // cancels the model call in progress
+	aborted bool               // Abort was called during the call in progress
 
 	gate   sync.Mutex // guards closed and the calls to active.Add
 	closed bool       // wait was called: no new request is served
