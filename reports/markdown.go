@@ -12,6 +12,10 @@ import (
 	"github.com/loopsim/loopsim/sim"
 )
 
+// maxTraceDiffs caps the diffs shown of scenarios whose trace alone
+// changed.
+const maxTraceDiffs = 3
+
 // Figure is a plot in a comparison's report.
 type Figure struct {
 	File    string `json:"file"`
@@ -54,9 +58,22 @@ func (c *Comparison) WriteMarkdown(w io.Writer, figures []Figure) error {
 	case len(c.Behaviour) == 0:
 		p("Every scenario has the same verdict, terminal, transitions, requests and trace.")
 	default:
-		p("%d scenarios behave differently:", len(c.Behaviour))
-		p("")
+		// Changes of what a scenario observes come first, each with its
+		// diff; changes of the trace alone (an event added everywhere)
+		// show a few diffs and then the names.
+		var observed, traceOnly []ScenarioChange
 		for _, ch := range c.Behaviour {
+			if len(ch.What) == 1 && ch.What[0] == "trace" {
+				traceOnly = append(traceOnly, ch)
+			} else {
+				observed = append(observed, ch)
+			}
+		}
+		p("%d scenarios behave differently: %d in what they observe (verdict, terminal, transitions, requests, violations; added or removed), %d in the trace alone.",
+			len(c.Behaviour), len(observed), len(traceOnly))
+		p("")
+		shown := traceOnly[:min(len(traceOnly), maxTraceDiffs)]
+		for _, ch := range append(observed, shown...) {
 			p("- **%s** (%s): %s", ch.Name, verdictChange(ch), strings.Join(ch.What, ", "))
 			if ch.Diff != "" {
 				p("")
@@ -66,6 +83,13 @@ func (c *Comparison) WriteMarkdown(w io.Writer, figures []Figure) error {
 				}
 				p("  ```")
 			}
+		}
+		if rest := traceOnly[len(shown):]; len(rest) > 0 {
+			names := make([]string, len(rest))
+			for i, ch := range rest {
+				names[i] = ch.Name
+			}
+			p("- the trace alone also changed in: %s", strings.Join(names, ", "))
 		}
 	}
 	p("")
