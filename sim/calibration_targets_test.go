@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/loopsim/loopsim/transcript"
 )
 
 // provenance is where each set of transcripts was published (the
@@ -77,4 +79,19 @@ func TestCalibration(t *testing.T) {
 		t.Logf("%-32s real %9.1f simulated %9.1f (%+5.1f%%, tolerance %2.0f%%)", r.Figure, r.Real, r.Simulated, 100*r.Diff(), 100*r.Tolerance)
 		assert.True(t, r.OK, "%s: simulated %.1f, real %.1f: off by %+.1f%%, tolerance %.0f%%", r.Figure, r.Simulated, r.Real, 100*r.Diff(), 100*r.Tolerance)
 	}
+}
+
+// TestFiguresByModelCountsEachSessionOnce: a session counts once for
+// each model it used, and once in the pooled figures.
+func TestFiguresByModelCountsEachSessionOnce(t *testing.T) {
+	s := growingSession(10, 0)
+	s.Events[3].Call.Model = "other"
+	models, byModel := FiguresByModel([]*transcript.Session{s, growingSession(5, 0)})
+	assert.Equal(t, []string{"claude-opus-4-6", "other"}, models)
+	assert.Equal(t, 2, byModel["claude-opus-4-6"].Sessions)
+	assert.Equal(t, 1, byModel["other"].Sessions)
+	var pooled Figures
+	pooled.AddSession(s)
+	assert.Equal(t, 1, pooled.Sessions)
+	assert.Equal(t, 10, pooled.Tools.N())
 }

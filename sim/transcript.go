@@ -9,7 +9,14 @@ import (
 // AddSession adds the figures of one real session (see
 // [transcript.Session]) to f, all models pooled.
 func (f *Figures) AddSession(s *transcript.Session) {
-	measureSession(s, func(string) *Figures { return f })
+	calls := false
+	measureSession(s, func(string) *Figures {
+		calls = true
+		return f
+	})
+	if calls {
+		f.sessionEnded()
+	}
 }
 
 // FiguresByModel measures sessions per model: each call counts for the
@@ -38,9 +45,7 @@ func FiguresByModel(sessions []*transcript.Session) (models []string, figures ma
 }
 
 // measureSession feeds a session's events to the figures that of(model)
-// picks for each call. A session counts once in the figures of its first
-// call's model (of is called with each call's model and counts sessions
-// itself when it keeps them apart).
+// picks for each call; the caller counts the session.
 func measureSession(s *transcript.Session, of func(model string) *Figures) {
 	var cs calls
 	for _, e := range s.Events {
@@ -65,7 +70,6 @@ func measureSession(s *transcript.Session, of func(model string) *Figures) {
 	}
 	if cs.f != nil {
 		cs.userPrompt()
-		cs.f.sessionEnded()
 	}
 }
 
