@@ -63,6 +63,7 @@ type Decoded struct {
 // invalid_request_error, with the API's message.
 type invalid struct{ msg string }
 
+// Error implements error: the API's message.
 func (e *invalid) Error() string { return e.msg }
 
 func invalidf(format string, args ...any) *invalid {
