@@ -7,6 +7,7 @@ import (
 	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/loop"
 	"github.com/loopsim/loopsim/properties"
+	"github.com/stretchr/testify/require"
 )
 
 // demoRun is a small seed run through a 413, a truncation and a blocking
@@ -27,9 +28,7 @@ func demoRun(t *testing.T) properties.Run {
 		StopHooks: &fakemodel.StopHooks{Outcomes: []fakemodel.StopOutcome{{Block: "again"}, {}}}}
 	initial := []loop.Message{{ID: "u1", Role: loop.RoleUser, Blocks: []loop.Block{{Type: loop.BlockText, Text: "fix it"}}}}
 	res, err := loop.Run(context.Background(), cfg, initial)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return properties.Run{Policy: cfg.Policy, Initial: initial, Result: res, Models: []loop.ModelInfo{primary}, ScriptSteps: len(model.Script)}
 }
 

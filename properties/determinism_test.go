@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -56,7 +57,5 @@ func TestCheckDeterminismReportsTheFirstDifference(t *testing.T) {
 		t.Fatal("a run without a result passed")
 	}
 	same := func() *loop.Result { return &loop.Result{Trace: loop.Trace{loop.Notice{Text: "x"}}} }
-	if err := CheckDeterminism(same); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, CheckDeterminism(same))
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/require"
 )
 
 // defaultDepth is the script length `go test` explores exhaustively: the
@@ -57,9 +58,7 @@ func TestExhaustive(t *testing.T) {
 	}
 	for _, name := range loop.Profiles() {
 		p, err := loop.Profile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, env := range environments(p) {
 			t.Run(name+"/"+env.name, func(t *testing.T) {
 				letters, forever := Alphabet(p, env.c.Primary)
@@ -76,9 +75,7 @@ func TestExhaustive(t *testing.T) {
 					}
 					return true
 				})
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				e := explorer{letters: letters, forever: forever, depth: k}
 				if want := e.continuations(0, false); !t.Failed() && stats.Scripts != want {
 					t.Errorf("the runs stand for %d scripts, the space of depth %d has %d", stats.Scripts, k, want)

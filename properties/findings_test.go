@@ -8,6 +8,8 @@ import (
 
 	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // findingCase is one known finding of a profile, with the shape its
@@ -26,11 +28,12 @@ var findingCases = []findingCase{
 		shape: func(t *testing.T, c Case) {
 			// one plain answer, forever, and a hook whose last verdict
 			// (the one that repeats) blocks
-			if len(c.Script) != 1 || !plainAnswer(c.Script[0]) || c.Script[0].Repeat != fakemodel.Forever {
-				t.Errorf("minimal script is not one plain answer repeating forever:\n%s", FormatScript(c.Script))
+			if assert.Len(t, c.Script, 1, "the minimal script:\n%s", FormatScript(c.Script)) {
+				assert.True(t, plainAnswer(c.Script[0]), "the minimal script is one plain answer:\n%s", FormatScript(c.Script))
+				assert.Equal(t, fakemodel.Forever, c.Script[0].Repeat, "the minimal script repeats forever")
 			}
-			if n := len(c.StopHooks); n == 0 || c.StopHooks[n-1].Block == "" {
-				t.Errorf("minimal stop hooks do not end blocking: %+v", c.StopHooks)
+			if assert.NotEmpty(t, c.StopHooks, "the minimal stop hooks") {
+				assert.NotEmpty(t, c.StopHooks[len(c.StopHooks)-1].Block, "the minimal stop hooks end blocking: %+v", c.StopHooks)
 			}
 		},
 	},
@@ -42,9 +45,8 @@ var findingCases = []findingCase{
 			// (escalate again): three truncations, nothing else
 			kinds := requestKinds(c.Script, 3)
 			want := []fakemodel.Kind{fakemodel.Truncated, fakemodel.Truncated, fakemodel.Truncated}
-			if len(c.Script) > 3 || !equalKinds(kinds, want) {
-				t.Errorf("minimal script is not three truncations: %v\n%s", kinds, FormatScript(c.Script))
-			}
+			assert.LessOrEqual(t, len(c.Script), 3, "the minimal script:\n%s", FormatScript(c.Script))
+			assert.Equal(t, want, kinds, "the minimal script is three truncations:\n%s", FormatScript(c.Script))
 		},
 	},
 }
@@ -59,13 +61,9 @@ func TestKnownFindings(t *testing.T) {
 	for _, fc := range findingCases {
 		t.Run(fc.finding, func(t *testing.T) {
 			p, err := loop.Profile(fc.profile)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			f := findingNamed(t, fc.finding)
-			if !f.Applies(p) {
-				t.Fatalf("finding %s does not apply to profile %s", f.Name, fc.profile)
-			}
+			require.True(t, f.Applies(p), "finding %s applies to profile %s", f.Name, fc.profile)
 			shows := func(r Run) bool {
 				for _, v := range Check(r) {
 					if f.Explains(r, v) {
@@ -75,9 +73,7 @@ func TestKnownFindings(t *testing.T) {
 				return false
 			}
 			minimal, ran, found := findMinimal(t, CaseGen(p), shows)
-			if !found {
-				t.Fatalf("rapid did not find %s in %d cases of profile %s (rapid seed %s)", f.Name, ran, fc.profile, rootSeed)
-			}
+			require.True(t, found, "rapid did not find %s in %d cases of profile %s (rapid seed %s)", f.Name, ran, fc.profile, rootSeed)
 			t.Logf("rapid found %s within %d cases; minimal case:\n%s", f.Name, ran, minimal)
 			fc.shape(t, minimal)
 
@@ -87,21 +83,13 @@ func TestKnownFindings(t *testing.T) {
 			}
 			fixture := readCase(t, path)
 			r, err := fixture.Execute()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !shows(r) {
-				t.Errorf("fixture %s no longer shows %s: %v", path, f.Name, Check(r))
-			}
+			require.NoError(t, err)
+			assert.True(t, shows(r), "fixture %s shows %s: %v", path, f.Name, Check(r))
 			fixed := fixture
 			fixed.Policy = f.Fix(fixture.Policy)
 			r, err = fixed.Execute()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if vs := Check(r); len(vs) > 0 {
-				t.Errorf("with the fix (%v) the fixture still breaks invariants: %v", PolicyDiff(fixed.Policy), vs)
-			}
+			require.NoError(t, err)
+			assert.Empty(t, Check(r), "with the fix (%v) the fixture keeps every invariant", PolicyDiff(fixed.Policy))
 		})
 	}
 }
@@ -115,15 +103,11 @@ func TestFixedSeedKeepsEveryInvariant(t *testing.T) {
 		p = f.Fix(p)
 	}
 	for _, f := range KnownFindings() {
-		if f.Applies(p) {
-			t.Fatalf("finding %s still applies to the fixed seed policy", f.Name)
-		}
+		require.False(t, f.Applies(p), "finding %s still applies to the fixed seed policy", f.Name)
 	}
 	cov, seen := checkGenerated(t, CaseGen(p), 1)
 	for _, f := range KnownFindings() {
-		if n := seen[f.Invariant]; len(n) > 0 {
-			t.Errorf("fixed seed policy still breaks %s: %v", f.Invariant, n)
-		}
+		assert.Empty(t, seen[f.Invariant], "the fixed seed policy still breaks %s", f.Invariant)
 	}
 	guardCoverage(t, cov, p)
 }
@@ -172,43 +156,21 @@ func requestKinds(script []fakemodel.Step, n int) []fakemodel.Kind {
 	return out
 }
 
-func equalKinds(a, b []fakemodel.Kind) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // writeCase writes c as indented JSON.
 func writeCase(t *testing.T, path string, c Case) {
 	t.Helper()
 	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		t.Fatalf("encode %s: %v", path, err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "encode %s", path)
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, append(b, '\n'), 0o644))
 }
 
 // readCase reads a case written by writeCase; unknown fields are errors.
 func readCase(t *testing.T, path string) Case {
 	t.Helper()
 	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read fixture (run with -update to create it): %v", err)
-	}
+	require.NoError(t, err, "read fixture (run with -update to create it)")
 	c, err := DecodeCase(b)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	require.NoError(t, err, path)
 	return c
 }

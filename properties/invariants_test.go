@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // These tests hand-build runs, each breaking or keeping one invariant,
@@ -44,24 +46,17 @@ func iter(n int) loop.IterationStart { return loop.IterationStart{Iteration: n, 
 func expect(t *testing.T, name string, r Run, events ...int) {
 	t.Helper()
 	vs, err := CheckOne(name, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []int
+	require.NoError(t, err)
+	got := []int{}
 	for _, v := range vs {
 		got = append(got, v.Event)
-		if v.Invariant != name || v.Detail == "" {
-			t.Errorf("malformed violation %+v", v)
-		}
+		assert.Equal(t, name, v.Invariant, "violation %+v", v)
+		assert.NotEmpty(t, v.Detail, "violation %+v", v)
 	}
-	if len(got) != len(events) {
-		t.Fatalf("%s: got violations %v, want at events %v", name, vs, events)
+	if events == nil {
+		events = []int{}
 	}
-	for i := range got {
-		if got[i] != events[i] {
-			t.Fatalf("%s: got violations %v, want at events %v", name, vs, events)
-		}
-	}
+	require.Equal(t, events, got, "%s: the events of the violations %v", name, vs)
 }
 
 func TestTermination(t *testing.T) {
@@ -87,23 +82,20 @@ func TestTermination(t *testing.T) {
 
 func TestIterationBound(t *testing.T) {
 	p := loop.ClaudeCode()
-	if _, ok := IterationBound(p, 0); ok {
-		t.Fatal("claude-code without max turns has a policy bound")
-	}
+	_, ok := IterationBound(p, 0)
+	require.False(t, ok, "claude-code without max turns has a policy bound")
 	p.MaxTurns = 2
 	// B=8 blocks, R=3 recoveries per stretch, C=2, M=2, E=1:
 	// Y = 8 + 9*3 + 2 + 2 + 1 = 40; no escalation, no collapse: 41 a turn
-	if b, ok := IterationBound(p, 0); !ok || b != 82 {
-		t.Fatalf("bound %d, %t; want 82", b, ok)
-	}
-	if b, _ := IterationBound(p, 5); b != 6 {
-		t.Fatalf("a five-step script bounds a run to 6 iterations, got %d", b)
-	}
+	b, ok := IterationBound(p, 0)
+	require.True(t, ok)
+	require.Equal(t, 82, b)
+	b, _ = IterationBound(p, 5)
+	require.Equal(t, 6, b, "a five-step script bounds a run to 6 iterations")
 	s := loop.Seed()
 	s.MaxTurns, s.StopHookBlockCap, s.TokenBudget = 1, 1, false
-	if _, ok := IterationBound(s, 0); ok {
-		t.Fatal("seed with collapse and repeatable escalation has a policy bound")
-	}
+	_, ok = IterationBound(s, 0)
+	require.False(t, ok, "seed with collapse and repeatable escalation has a policy bound")
 }
 
 func TestOneReactiveCompact(t *testing.T) {
@@ -283,23 +275,18 @@ func TestCheckOrderAndNames(t *testing.T) {
 		order[n] = i
 	}
 	for i := 1; i < len(vs); i++ {
-		if order[vs[i-1].Invariant] > order[vs[i].Invariant] {
-			t.Fatalf("violations out of InvariantNames order: %v", vs)
-		}
+		assert.LessOrEqual(t, order[vs[i-1].Invariant], order[vs[i].Invariant], "violations in InvariantNames order: %v", vs)
 	}
-	if len(vs) < 3 {
-		t.Fatalf("want no_double_drain, turns and paired_tools violations, got %v", vs)
-	}
-	if _, err := CheckOne("no_such_invariant", r); err == nil {
-		t.Fatal("CheckOne accepted an unknown invariant")
-	}
-	if vs := Check(Run{}); len(vs) != 1 || vs[0].Invariant != "termination" {
-		t.Fatalf("a run without a result: %v", vs)
-	}
+	require.GreaterOrEqual(t, len(vs), 3, "want no_double_drain, turns and paired_tools violations, got %v", vs)
+	_, err := CheckOne("no_such_invariant", r)
+	assert.Error(t, err, "CheckOne accepts no unknown invariant")
+	empty := Check(Run{})
+	require.Len(t, empty, 1, "a run without a result")
+	assert.Equal(t, "termination", empty[0].Invariant)
 	want := "no_double_drain at event 1: collapse_drain_retry directly after another collapse_drain_retry"
 	for _, v := range vs {
-		if v.Invariant == "no_double_drain" && v.Error() != want {
-			t.Fatalf("Error() = %q, want %q", v.Error(), want)
+		if v.Invariant == "no_double_drain" {
+			assert.Equal(t, want, v.Error())
 		}
 	}
 }

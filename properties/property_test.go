@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -21,9 +22,7 @@ func TestInvariantsHold(t *testing.T) {
 	for _, name := range loop.Profiles() {
 		t.Run(name, func(t *testing.T) {
 			p, err := loop.Profile(name)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			cov, seen := checkGenerated(t, CaseGen(p), 1)
 			guardCoverage(t, cov, p)
 			logVerdicts(t, name, seen)
@@ -39,9 +38,7 @@ func TestInvariantsHoldSwarm(t *testing.T) {
 	var profiles []loop.Policy
 	for _, name := range loop.Profiles() {
 		p, err := loop.Profile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		profiles = append(profiles, p)
 	}
 	g := rapid.Custom(func(t *rapid.T) Case {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -95,14 +96,10 @@ func (m *refMachine) play(t *rapid.T, r Reply) {
 	}
 	hooksBefore := len(m.d.hookActiveFlags())
 	got, changes, err := m.d.step(h)
-	if err != nil {
-		t.Fatalf("driving the loop: %v\n%s", err, m.history())
-	}
+	require.NoError(t, err, "driving the loop\n%s", m.history())
 	want, next := Decide(m.p, m.env, m.ref, h)
 	m.log = append(m.log, fmt.Sprintf("%+v -> loop %s, reference %s", h, got, want))
-	if got != want {
-		t.Fatalf("decision differs: loop %s, reference %s\npolicy %s %v\n%s", got, want, m.p.Name, PolicyDiff(m.p), m.history())
-	}
+	require.Equal(t, want, got, "the decision: reference against loop\npolicy %s %v\n%s", m.p.Name, PolicyDiff(m.p), m.history())
 	compact, ended, after := PreRequest(m.p, m.env, m.ref, h.CompactOK)
 	if want := nonEmpty(refCompactShape(compact, after.Auto)); !slices.Equal(m.d.compacts, want) {
 		t.Fatalf("auto-compact differs: loop %q, reference %q\npolicy %s %v\n%s", m.d.compacts, want, m.p.Name, PolicyDiff(m.p), m.history())
@@ -132,9 +129,7 @@ func (m *refMachine) play(t *rapid.T, r Reply) {
 		m.start()
 		return
 	}
-	if err := applyChanges(&m.mirror, changes); err != nil {
-		t.Fatalf("%v\n%s", err, m.history())
-	}
+	require.NoError(t, applyChanges(&m.mirror, changes), m.history())
 	m.ref = next
 	if diff := cmp.Diff(countersOf(m.ref), countersOf(m.mirror)); diff != "" {
 		t.Fatalf("counters differ after %s (-reference +loop):\n%s\n%s", got, diff, m.history())

@@ -6,6 +6,8 @@ import (
 
 	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // These tests reproduce loop bugs the property tests found; the loop has
@@ -26,25 +28,17 @@ func TestRegressionAutoCompactBoundaryRecorded(t *testing.T) {
 			{Text: "done"},
 		}}
 	r, err := c.Execute()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	autos := 0
 	for _, e := range r.Result.Trace {
 		if x, ok := e.(loop.Compaction); ok && x.OK && x.Trigger == loop.TriggerAuto {
 			autos++
 		}
 	}
-	if autos != 1 {
-		t.Fatalf("the reproducer no longer auto-compacts (%d auto-compactions): fix the reproducer\n%v", autos, r.Result.Trace)
-	}
+	require.Equal(t, 1, autos, "the reproducer no longer auto-compacts: fix the reproducer\n%v", r.Result.Trace)
 	vs, err := CheckOne("nothing_lost", r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(vs) > 0 {
-		t.Errorf("the auto-compact boundary leaves the history unrecorded: %v", vs[0])
-	}
+	require.NoError(t, err)
+	assert.Empty(t, vs, "the auto-compact boundary leaves the history unrecorded")
 }
 
 // historyOf is a starting history of n text exchanges after the first
@@ -77,13 +71,9 @@ func TestRegressionConcurrentAbortDeterministic(t *testing.T) {
 	traces := map[string]bool{}
 	for range 200 {
 		r, err := c.Execute()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		b, err := traceBytes(r.Result)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		traces[string(b)] = true
 	}
 	if len(traces) > 1 {

@@ -14,6 +14,8 @@ import (
 	"github.com/loopsim/loopsim/loop"
 	"github.com/loopsim/loopsim/properties"
 	"github.com/loopsim/loopsim/scenarios"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // findingScenarios are the minimal counterexamples of the known findings
@@ -36,13 +38,9 @@ func TestFindingScenarios(t *testing.T) {
 		t.Run(fs.fixture, func(t *testing.T) {
 			finding := findingNamed(t, fs.finding)
 			raw, err := os.ReadFile(filepath.Join("testdata", "findings", fs.fixture+".json"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			c, err := properties.DecodeCase(raw)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			fixed := c
 			fixed.Policy = finding.Fix(c.Policy)
 			for _, v := range []struct {
@@ -55,27 +53,15 @@ func TestFindingScenarios(t *testing.T) {
 				path := filepath.Join("testdata", "scenarios", v.name+".yaml")
 				if update {
 					text, err := scenarioFile(v.name, v.description, fs.source, v.c)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, err)
+					require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+					require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 				}
 				s, err := scenarios.LoadFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				out, err := scenarios.Run(context.Background(), s)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !out.Passed() {
-					t.Errorf("%s departs from its expectation (-want +got):\n%s", path, out.Diff())
-				}
+				require.NoError(t, err)
+				assert.True(t, out.Passed(), "%s departs from its expectation (-want +got):\n%s", path, out.Diff())
 			}
 		})
 	}
