@@ -175,7 +175,8 @@ type Notice struct {
 
 // ToolSummary is the previous iteration's tool-use summary, emitted; or,
 // with Unsent, a summary still pending when the run ended, which no
-// iteration emitted.
+// iteration emitted (its text and error are then left out: they may
+// depend on how a summarizer raced an abort).
 type ToolSummary struct {
 	Text  string `json:"text,omitempty"`
 	Error string `json:"error,omitempty"`

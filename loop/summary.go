@@ -34,15 +34,14 @@ func startSummary(ctx context.Context, s ToolUseSummarizer, batch []string, call
 
 // settle waits for a pending summary the run will not emit (it ends),
 // records it as unsent and drops it, so no goroutine outlives the run and
-// no summary vanishes without an event.
+// no summary vanishes without an event. The event names the batch but
+// not the summary's text or error: when the run ends on an abort, the
+// summarizer races the cancellation, and the trace must not depend on
+// which wins.
 func (r *run) settle(s *State) {
 	if p := s.PendingToolUseSummary; p != nil {
-		text, err := p.wait()
-		ev := ToolSummary{Text: text, Batch: p.batch, Unsent: true}
-		if err != nil {
-			ev.Error = err.Error()
-		}
-		r.emit(ev)
+		p.wait()
+		r.emit(ToolSummary{Batch: p.batch, Unsent: true})
 		s.PendingToolUseSummary = nil
 	}
 }

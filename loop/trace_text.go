@@ -72,10 +72,10 @@ func Describe(e Event) string {
 	case Notice:
 		return fmt.Sprintf("%-12s %s", "notice", x.Text)
 	case ToolSummary:
-		s := "summary"
 		if x.Unsent {
-			s = "unsent summary (the run ended)"
+			return fmt.Sprintf("%-12s of %s unsent: the run ended first", "summary", strings.Join(x.Batch, " "))
 		}
+		s := "summary"
 		if len(x.Batch) > 0 {
 			s += " of " + strings.Join(x.Batch, " ")
 		}
