@@ -34,10 +34,6 @@ func demoRun(t *testing.T) properties.Run {
 
 func TestCheckPassesAGoodRun(t *testing.T) {
 	r := demoRun(t)
-	if vs := properties.Check(r); len(vs) > 0 {
-		t.Fatalf("violations on a good run: %v\ntrace:\n%v", vs, r.Result.Trace)
-	}
-	if r.Result.Terminal != loop.Completed {
-		t.Fatalf("terminal %s, want completed", r.Result.Terminal)
-	}
+	require.Empty(t, properties.Check(r), "violations on a good run; trace:\n%v", r.Result.Trace)
+	require.Equal(t, loop.Completed, r.Result.Terminal)
 }

@@ -2,7 +2,6 @@ package properties
 
 import (
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
@@ -50,12 +49,9 @@ func TestCheckDeterminismReportsTheFirstDifference(t *testing.T) {
 		}
 		return &loop.Result{Trace: tr}
 	})
-	if err == nil || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), "max_turns") {
-		t.Fatalf("err = %v, want the difference at line 2", err)
-	}
-	if err := CheckDeterminism(func() *loop.Result { return nil }); err == nil {
-		t.Fatal("a run without a result passed")
-	}
+	require.ErrorContains(t, err, "line 2", "the difference is at line 2")
+	require.ErrorContains(t, err, "max_turns")
+	require.Error(t, CheckDeterminism(func() *loop.Result { return nil }), "a run without a result passes")
 	same := func() *loop.Result { return &loop.Result{Trace: loop.Trace{loop.Notice{Text: "x"}}} }
 	require.NoError(t, CheckDeterminism(same))
 }

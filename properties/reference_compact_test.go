@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
 )
 
 // model200k is the driver's primary model.
@@ -18,9 +19,8 @@ func TestLimitsFollowTheDocuments(t *testing.T) {
 		{1_000_000, 967_000, 977_000}, {100_000, 67_000, 77_000}, {200_000, 167_000, 177_000},
 	} {
 		l := cc.Limits(loop.ModelInfo{Name: "m", ContextWindow: tt.window, MaxOutputTokens: 128_000})
-		if l.AutoCompactThreshold != tt.threshold || l.BlockingLimit != tt.blocking {
-			t.Errorf("window %d: threshold %d, blocking %d; want %d, %d", tt.window, l.AutoCompactThreshold, l.BlockingLimit, tt.threshold, tt.blocking)
-		}
+		assert.Equal(t, tt.threshold, l.AutoCompactThreshold, "window %d: threshold", tt.window)
+		assert.Equal(t, tt.blocking, l.BlockingLimit, "window %d: blocking limit", tt.window)
 	}
 }
 
@@ -67,9 +67,8 @@ func TestPreRequestFollowsTheDocuments(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			attempt, end, _ := PreRequest(tt.p, tt.env, tt.s, tt.compactOK)
-			if attempt != tt.attempt || end != tt.end {
-				t.Errorf("attempt %q end %q, want %q %q", attempt, end, tt.attempt, tt.end)
-			}
+			assert.Equal(t, tt.attempt, attempt, "attempt")
+			assert.Equal(t, tt.end, end, "end")
 		})
 	}
 }
@@ -86,18 +85,12 @@ func TestThrashGuardFollowsTheDocuments(t *testing.T) {
 	light.Context = 0
 	got := playRef(cc, env, repeatHappened(full, 6)...)
 	want := []string{"next_turn", "next_turn", "next_turn", "next_turn", "terminal rapid_refill_breaker"}
-	if !slices.Equal(got, want) {
-		t.Errorf("refilling after every reply:\n got %v\nwant %v", got, want)
-	}
+	assert.Equal(t, want, got, "refilling after every reply")
 	// two rapid refills, a refill three replies later (not rapid: the
 	// count restarts), then three rapid ones
 	restart := []Happened{full, full, full, light, light, full, full, full, full, full}
 	want = append(slices.Repeat([]string{"next_turn"}, 9), "terminal rapid_refill_breaker")
-	if got := playRef(cc, env, restart...); !slices.Equal(got, want) {
-		t.Errorf("a refill further apart restarts the count:\n got %v\nwant %v", got, want)
-	}
+	assert.Equal(t, want, playRef(cc, env, restart...), "a refill further apart restarts the count")
 	apart := slices.Repeat([]Happened{full, light, light}, 8)
-	if got := playRef(cc, env, apart...); !slices.Equal(got, slices.Repeat([]string{"next_turn"}, len(apart))) {
-		t.Errorf("refills three replies apart: %v", got)
-	}
+	assert.Equal(t, slices.Repeat([]string{"next_turn"}, len(apart)), playRef(cc, env, apart...), "refills three replies apart")
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
 )
 
 // TestRetryLayerFollowsTheDocuments checks the reference's retry layer
@@ -53,10 +54,9 @@ func TestRetryLayerFollowsTheDocuments(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := RetryLayer(tt.p, tt.hasFallback, tt.fellBack, tt.failures)
-			if !slices.Equal(got.Actions, tt.actions) || got.Failed != tt.failed || got.FellBack != tt.fellBackOut {
-				t.Errorf("got %q failed %q fell back %t\nwant %q failed %q fell back %t",
-					got.Actions, got.Failed, got.FellBack, tt.actions, tt.failed, tt.fellBackOut)
-			}
+			assert.Equal(t, tt.actions, got.Actions, "actions")
+			assert.Equal(t, tt.failed, got.Failed, "failed")
+			assert.Equal(t, tt.fellBackOut, got.FellBack, "fell back")
 		})
 	}
 }
@@ -67,12 +67,10 @@ func TestDecideEndsOnExhaustedRetries(t *testing.T) {
 	env := RefEnv{Compactable: true}
 	for _, p := range []loop.Policy{loop.Seed(), loop.ClaudeCode()} {
 		h := Happened{Failures: slices.Repeat([]loop.ErrorKind{loop.ErrOverloaded}, 11), Reply: ReplyText}
-		if d, _ := Decide(p, env, NewRefState(), h); d.Terminal != p.APIErrorTerminal {
-			t.Errorf("%s: %s, want terminal %s", p.Name, d, p.APIErrorTerminal)
-		}
+		d, _ := Decide(p, env, NewRefState(), h)
+		assert.Equal(t, p.APIErrorTerminal, d.Terminal, "%s: %s", p.Name, d)
 	}
 	h := Happened{Failures: slices.Repeat([]loop.ErrorKind{loop.ErrOverloaded}, 10), Reply: ReplyText}
-	if d, _ := Decide(loop.ClaudeCode(), env, NewRefState(), h); d.Terminal != loop.Completed {
-		t.Errorf("claude-code after ten 529s: %s, want terminal completed", d)
-	}
+	d, _ := Decide(loop.ClaudeCode(), env, NewRefState(), h)
+	assert.Equal(t, loop.Completed, d.Terminal, "claude-code after ten 529s: %s", d)
 }
