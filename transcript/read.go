@@ -24,7 +24,7 @@ func Read(r io.Reader, name string) (*Session, error) {
 	s := &Session{Name: name}
 	var claude *claudeReader
 	var codex *codexReader
-	br := bufio.NewReaderSize(r, 1<<20)
+	br := bufio.NewReaderSize(r, 64<<10)
 	for n := 1; ; n++ {
 		line, err := readLine(br)
 		if len(line) == 0 && err == io.EOF {

@@ -116,3 +116,12 @@ func TestFilesSkipsSubagents(t *testing.T) {
 	_, err = transcript.Files(dir + "/missing")
 	assert.ErrorContains(t, err, "missing")
 }
+
+// TestLongLines: a line longer than the reader's buffer is read whole.
+func TestLongLines(t *testing.T) {
+	long := `{"type":"user","message":{"role":"user","content":"` + strings.Repeat("x", 300_000) + `"}}`
+	s, err := transcript.Read(strings.NewReader(long+"\n"+long), "long")
+	require.NoError(t, err)
+	assert.Equal(t, "PP", kinds(s))
+	assert.Zero(t, s.Malformed)
+}
