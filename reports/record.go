@@ -383,7 +383,8 @@ func Read(r io.ReaderAt, size int64, name string) (rec *Record, err error) {
 	defer pr.Close()
 	rec.Rows = make([]Row, want)
 	for n := 0; n < len(rec.Rows); {
-		k, err := pr.Read(rec.Rows[n:])
+		// in batches: the reader's buffers grow with what one call asks
+		k, err := pr.Read(rec.Rows[n:min(n+recordBatch, len(rec.Rows))])
 		n += k
 		if err == io.EOF && n == len(rec.Rows) {
 			break
