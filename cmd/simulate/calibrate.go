@@ -107,6 +107,16 @@ Flags:
 
 func calibrateSessions(ctx context.Context, sessions []*transcript.Session, base sim.Setting, o *calibrateOptions, stdout, stderr io.Writer) int {
 	writeReadSummary(stdout, sessions)
+	if o.model == "" {
+		models, byModel := sim.FiguresByModel(sessions)
+		if len(models) > 1 {
+			parts := make([]string, len(models))
+			for i, m := range models {
+				parts[i] = fmt.Sprintf("%s (%d calls)", m, byModel[m].Tools.N())
+			}
+			fmt.Fprintf(stdout, "models pooled: %s; -model NAME fits one\n", strings.Join(parts, ", "))
+		}
+	}
 	real, src := fitFigures(sessions, o.model)
 	if src.Calls == 0 {
 		fmt.Fprintf(stderr, "calibrate: no calls to fit%s in %d logs\n", modelClause(o.model), len(sessions))
