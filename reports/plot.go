@@ -57,7 +57,7 @@ func (c *Comparison) Plot(dir string) ([]Figure, error) {
 		}
 		if sc.Paired {
 			list = append(list, fig{"paired-diff" + suffix, sc.plotDiffs, sc.Label +
-				": the distribution of the paired differences (candidate minus base, same episode seed) of tokens and cost, episodes that differ only; the count that did not change is in the title."})
+				": the distribution of the paired differences (candidate minus base, same episode seed) of tokens and cost, over the episodes that differ and within the middle 96% of the differences; the titles count the episodes unchanged and beyond the range."})
 		}
 		for _, f := range list {
 			if err := f.draw(filepath.Join(dir, f.name)); err != nil {
@@ -298,8 +298,25 @@ func (sc *SettingComparison) plotDiffs(base string) error {
 			}
 			d = append(d, x)
 		}
-		p := newPlot(fmt.Sprintf("%s: paired differences (%s of %s episodes unchanged)", m.String(), thousands(same), thousands(len(sc.base))),
-			"candidate minus base, "+unit, "episodes")
+		// The tails are long: the histogram spans the middle 96% of the
+		// differences and the title counts the rest.
+		outside := 0
+		if len(d) > 50 {
+			sorted := slices.Clone(d)
+			slices.Sort(sorted)
+			lo, hi := sorted[len(sorted)*2/100], sorted[len(sorted)-1-len(sorted)*2/100]
+			kept := d[:0]
+			for _, x := range d {
+				if x < lo || x > hi {
+					outside++
+					continue
+				}
+				kept = append(kept, x)
+			}
+			d = kept
+		}
+		p := newPlot(fmt.Sprintf("%s, paired differences\n%s of %s episodes unchanged, %s beyond the range drawn", m.String(),
+			thousands(same), thousands(len(sc.base)), thousands(outside)), "candidate minus base, "+unit, "episodes")
 		if len(d) > 0 {
 			h, err := plotter.NewHist(d, 40)
 			if err != nil {
