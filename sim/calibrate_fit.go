@@ -175,7 +175,8 @@ func (fit *Fit) estimate(w *fakemodel.Workload) {
 		fit.Kept = append(fit.Kept, "summary (no compaction followed by a call in the logs)")
 	}
 	fit.Kept = append(fit.Kept, "faults (the logs do not measure fault rates: assumed)",
-		"after_block (the logs do not show stop-hook blocks: assumed)")
+		"after_block (the logs do not show stop-hook blocks: assumed)",
+		"compaction_rework (the logs do not measure it: assumed, see fakemodel.DefaultCompactionRework)")
 }
 
 // correct scales each fitted parameter by how far its figure is off.

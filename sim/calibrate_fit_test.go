@@ -42,7 +42,8 @@ func TestFitRecoversAKnownWorkload(t *testing.T) {
 			assert.Less(t, d.KS, 0.2, d.Name)
 		}
 	}
-	assert.Contains(t, fit.Kept[len(fit.Kept)-2], "faults")
+	assert.Contains(t, fit.Kept[len(fit.Kept)-3], "faults")
+	assert.Contains(t, fit.Kept[len(fit.Kept)-1], "compaction_rework")
 	assert.NotContains(t, fit.Kept, "start_context (no session starts with this model)")
 }
 
