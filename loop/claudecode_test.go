@@ -132,7 +132,7 @@ func TestClaudeCodeExamples(t *testing.T) {
 		{"tool, prompt-too-long, text", fixture{script: []fakemodel.Step{toolStep, ptl, summary, textStep}}, nil,
 			"M:tool → next_turn → M:400 → C → reactive_compact_retry → M:text", loop.Completed,
 			[]reqShape{{"main", "opus", 128_000, 1, "user"}, {"main", "opus", 128_000, 3, "user:tool_result"},
-				{"compact", "opus", 128_000, 2, "user:meta"}, {"main", "opus", 128_000, 3, "user:tool_result"}}},
+				{"compact", "opus", 128_000, 4, "user:meta"}, {"main", "opus", 128_000, 1, "user:compact_summary"}}},
 		{"endless tool use, max turns 3", fixture{script: []fakemodel.Step{endless}}, []string{"max_turns", "3"},
 			"M:tool → next_turn → M:tool → next_turn → M:tool", loop.MaxTurns, nil},
 		{"stop hook always blocks", fixture{script: []fakemodel.Step{{Text: "done", Repeat: fakemodel.Forever}}, hooks: always}, nil,
@@ -195,30 +195,43 @@ func TestClaudeCodePromptTooLong(t *testing.T) {
 		checkSeq(t, res, "M:tool → next_turn → M:413 → C → reactive_compact_retry → M:text", loop.Completed)
 	})
 	t.Run("2nd compaction in a row runs, 3rd does not", func(t *testing.T) {
-		two, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl, summary, ptl, summary, textStep}})
-		checkSeq(t, two, "M:tool → next_turn → M:400 → C → reactive_compact_retry → M:400 → C → reactive_compact_retry → M:text", loop.Completed)
-		three, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl, summary, ptl, summary, ptl}})
-		checkSeq(t, three, "M:tool → next_turn → M:400 → C → reactive_compact_retry → M:400 → C → reactive_compact_retry → M:400", loop.PromptTooLong)
+		// two rounds, so that the first compaction keeps one and the
+		// second has something to summarise
+		two, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, toolStep, ptl, summary, ptl, summary, textStep}})
+		checkSeq(t, two, "M:tool → next_turn → M:tool → next_turn → M:400 → C → reactive_compact_retry → M:400 → C → reactive_compact_retry → M:text", loop.Completed)
+		three, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, toolStep, ptl, summary, ptl, summary, ptl}})
+		checkSeq(t, three, "M:tool → next_turn → M:tool → next_turn → M:400 → C → reactive_compact_retry → M:400 → C → reactive_compact_retry → M:400", loop.PromptTooLong)
+	})
+	t.Run("after one round nothing is kept, and a second prompt-too-long ends (observed)", func(t *testing.T) {
+		res, model := ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl, summary, ptl}})
+		checkSeq(t, res, "M:tool → next_turn → M:400 → C → reactive_compact_retry → M:400", loop.PromptTooLong)
+		if c := model.Requests[2].Messages; len(c) != 4 {
+			t.Errorf("the compaction request carries %d messages, want the prompt, the round and the instruction", len(c))
+		}
+		if m := model.Requests[3].Messages; len(m) != 1 || !m[0].CompactSummary {
+			t.Errorf("the retry carries %d messages, want the summary alone", len(m))
+		}
 	})
 	t.Run("the count restarts after a successful model turn", func(t *testing.T) {
-		res, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl, summary, ptl, summary, toolStep, ptl, summary, textStep}})
-		checkSeq(t, res, "M:tool → next_turn → M:400 → C → reactive_compact_retry → M:400 → C → reactive_compact_retry → M:tool → next_turn → M:400 → C → reactive_compact_retry → M:text", loop.Completed)
+		res, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, toolStep, ptl, summary, ptl, summary, toolStep, toolStep, ptl, summary, textStep}})
+		checkSeq(t, res, "M:tool → next_turn → M:tool → next_turn → M:400 → C → reactive_compact_retry → M:400 → C → reactive_compact_retry → M:tool → next_turn → M:tool → next_turn → M:400 → C → reactive_compact_retry → M:text", loop.Completed)
 	})
 	t.Run("compaction off: the first prompt-too-long ends", func(t *testing.T) {
 		res, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl}}, "reactive_compact", "false")
 		checkSeq(t, res, "M:tool → next_turn → M:400", loop.PromptTooLong)
 	})
-	t.Run("the compaction request keeps the newest exchanges as a tail", func(t *testing.T) {
-		res, model := ccRun(t, fixture{script: []fakemodel.Step{toolStep, toolStep, toolStep, ptl, summary, textStep}})
-		checkSeq(t, res, "M:tool → next_turn → M:tool → next_turn → M:tool → next_turn → M:400 → C → reactive_compact_retry → M:text", loop.Completed)
-		c := model.Requests[4]
-		// 4 exchanges: the prompt and 3 tool rounds; the newest 2 are kept
+	t.Run("the compaction request keeps the newest round as a tail", func(t *testing.T) {
+		res, model := ccRun(t, fixture{script: []fakemodel.Step{toolStep, toolStep, ptl, summary, textStep}})
+		checkSeq(t, res, "M:tool → next_turn → M:tool → next_turn → M:400 → C → reactive_compact_retry → M:text", loop.Completed)
+		c := model.Requests[3]
+		// 3 exchanges: the prompt and 2 tool rounds; the newest is kept
+		// (as the released agent does after two rounds)
 		assert.Equal(t, loop.PurposeCompact, c.Purpose)
 		if assert.Len(t, c.Messages, 4, "compaction request") {
 			assert.Equal(t, loop.SummariseInstruction, c.Messages[3].Text())
 		}
-		retry := model.Requests[5].Messages
-		require.Len(t, retry, 5, "retry after compaction")
+		retry := model.Requests[4].Messages
+		require.Len(t, retry, 3, "retry after compaction")
 		assert.True(t, retry[0].CompactSummary, "retry starts with the summary, got %s", retry[0].Kind())
 		assert.Equal(t, loop.RoleAssistant, retry[1].Role)
 	})
@@ -253,15 +266,19 @@ func TestClaudeCodeCompactionCallFailures(t *testing.T) {
 	})
 }
 
-// history builds [prompt, reply, tool result] whose usage-based count is
+// history builds [prompt, reply, tool result, reply, tool result] (two
+// tool rounds: enough groups to auto-compact) whose usage-based count is
 // total, for the auto-compact boundaries. The bulk is in the prompt (a
 // paste), out of reach of the tool-result budget.
 func history(total int) []loop.Message {
-	u := loop.Usage{InputTokens: total - 2_000, OutputTokens: 500}
+	u1 := loop.Usage{InputTokens: total - 4_000, OutputTokens: 500}
+	u2 := loop.Usage{InputTokens: total - 2_000, OutputTokens: 500}
 	return []loop.Message{
-		{Role: loop.RoleUser, Tokens: total - 2_000, Blocks: []loop.Block{{Type: loop.BlockText, Text: "task and a large paste"}}},
-		{Role: loop.RoleAssistant, Tokens: 500, Usage: &u, Blocks: []loop.Block{{Type: loop.BlockToolUse, ID: "h1", Name: "Read", Input: "{}"}}},
+		{Role: loop.RoleUser, Tokens: total - 4_000, Blocks: []loop.Block{{Type: loop.BlockText, Text: "task and a large paste"}}},
+		{Role: loop.RoleAssistant, Tokens: 500, Usage: &u1, Blocks: []loop.Block{{Type: loop.BlockToolUse, ID: "h1", Name: "Read", Input: "{}"}}},
 		{Role: loop.RoleUser, Tokens: 1_500, Blocks: []loop.Block{{Type: loop.BlockToolResult, ToolUseID: "h1", Tokens: 1_500}}},
+		{Role: loop.RoleAssistant, Tokens: 500, Usage: &u2, Blocks: []loop.Block{{Type: loop.BlockToolUse, ID: "h2", Name: "Read", Input: "{}"}}},
+		{Role: loop.RoleUser, Tokens: 1_500, Blocks: []loop.Block{{Type: loop.BlockToolResult, ToolUseID: "h2", Tokens: 1_500}}},
 	}
 }
 
@@ -283,6 +300,22 @@ func TestClaudeCodeAutoCompact(t *testing.T) {
 		res, _ = ccRun(t, fixture{initial: history(490_000), script: []fakemodel.Step{summary, textStep}}, "auto_compact_percent", "50")
 		checkSeq(t, res, "C → M:text", loop.Completed)
 	})
+	t.Run("one tool round is too few groups, two are enough (observed)", func(t *testing.T) {
+		oneRound := history(970_000)
+		oneRound = append([]loop.Message{{Role: loop.RoleUser, Tokens: oneRound[0].Tokens + 2_000, Blocks: oneRound[0].Blocks}}, oneRound[3:]...)
+		res, _ := ccRun(t, fixture{initial: oneRound, script: []fakemodel.Step{textStep}})
+		checkSeq(t, res, "M:text", loop.Completed)
+		res, model := ccRun(t, fixture{initial: history(970_000), script: []fakemodel.Step{summary, textStep}})
+		checkSeq(t, res, "C → M:text", loop.Completed)
+		// the compaction carries the prompt and the first round; the
+		// newest round is kept verbatim
+		if c := model.Requests[0].Messages; len(c) != 4 || c[3].Text() != loop.SummariseInstruction {
+			t.Errorf("compaction request: %d messages", len(c))
+		}
+		if m := model.Requests[1].Messages; len(m) != 3 || !m[0].CompactSummary || m[1].ToolUses()[0].ID != "h2" {
+			t.Errorf("after the compaction: %d messages", len(m))
+		}
+	})
 	t.Run("one exchange: skipped unless over the blocking limit", func(t *testing.T) {
 		one := func(n int) []loop.Message {
 			return []loop.Message{{Role: loop.RoleUser, Tokens: n, Blocks: []loop.Block{{Type: loop.BlockText, Text: "huge paste"}}}}
@@ -296,7 +329,7 @@ func TestClaudeCodeAutoCompact(t *testing.T) {
 		empty := fakemodel.Step{Kind: fakemodel.Empty}
 		res, model := ccRun(t, fixture{initial: history(970_000), script: []fakemodel.Step{empty, textStep}})
 		checkSeq(t, res, "C → M:text", loop.Completed)
-		assert.Len(t, model.Requests[1].Messages, 3, "the uncompacted request")
+		assert.Len(t, model.Requests[1].Messages, 5, "the uncompacted request")
 		res, _ = ccRun(t, fixture{initial: history(977_000), script: []fakemodel.Step{empty}})
 		checkSeq(t, res, "C", loop.BlockingLimit)
 	})
@@ -347,12 +380,14 @@ func TestClaudeCodeRapidRefill(t *testing.T) {
 	})
 	t.Run("refills 3 replies apart never trip it", func(t *testing.T) {
 		// each refill comes three replies after the compaction before it
-		tools := &fakemodel.Tools{Default: fakemodel.Tool{Tokens: 500}, ByName: map[string]fakemodel.Tool{"Bash": {Tokens: 63_000}}}
+		tools := &fakemodel.Tools{Default: fakemodel.Tool{Tokens: 700}, ByName: map[string]fakemodel.Tool{"Bash": {Tokens: 63_000}}}
 		small := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}}, OutputTokens: 100}
 		large := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Bash"}}, OutputTokens: 100}
 		initial := []loop.Message{{Role: loop.RoleUser, Tokens: 66_000, Blocks: []loop.Block{{Type: loop.BlockText, Text: "paste"}}},
 			{Role: loop.RoleAssistant, Tokens: 500, Blocks: []loop.Block{{Type: loop.BlockText, Text: "ok"}}},
-			{Role: loop.RoleUser, Tokens: 500, Blocks: []loop.Block{{Type: loop.BlockText, Text: "go"}}}}
+			{Role: loop.RoleUser, Tokens: 500, Blocks: []loop.Block{{Type: loop.BlockText, Text: "go"}}},
+			{Role: loop.RoleAssistant, Tokens: 500, Blocks: []loop.Block{{Type: loop.BlockText, Text: "ok"}}},
+			{Role: loop.RoleUser, Tokens: 500, Blocks: []loop.Block{{Type: loop.BlockText, Text: "go on"}}}}
 		script := []fakemodel.Step{summary, small, small, large, summary, small, small, small, summary, textStep}
 		res, _ := ccRun(t, fixture{initial: initial, tools: tools, script: script}, "context_window", "100000", "tool_result_budget", "0")
 		require.Equal(t, loop.Completed, res.Terminal, sequence(res.Trace))
@@ -428,7 +463,7 @@ func TestClaudeCodeToolHooks(t *testing.T) {
 
 // §7: API errors, retries and back-off.
 func TestClaudeCodeAPIRetries(t *testing.T) {
-	for _, kind := range []fakemodel.Kind{fakemodel.RateLimited, fakemodel.ServerError, fakemodel.Overloaded, fakemodel.ConnectionDropped} {
+	for _, kind := range []fakemodel.Kind{fakemodel.RateLimited, fakemodel.ServerError, fakemodel.ConnectionDropped} {
 		t.Run(string(kind)+": 10 retries, then api_error", func(t *testing.T) {
 			ok, model := ccRun(t, fixture{script: []fakemodel.Step{{Kind: kind, Repeat: 10}, textStep}}, "fallback", "false")
 			assert.Equal(t, loop.Completed, ok.Terminal, "10 failures then text")
@@ -441,16 +476,22 @@ func TestClaudeCodeAPIRetries(t *testing.T) {
 			}
 			failing := fakemodel.Step{Kind: kind, Repeat: fakemodel.Forever}
 			exhausted, model := ccRun(t, fixture{script: []fakemodel.Step{failing}}, "fallback", "false")
-			want := 11
-			if kind == fakemodel.ConnectionDropped {
-				want = 12 // repeated drops end in one non-streaming attempt
-			}
+			want := 11 // observed: repeated drops never go non-streaming
 			assert.Equal(t, loop.APIError, exhausted.Terminal, "endless failures")
 			assert.Len(t, model.Requests, want, "endless failures")
 		})
 	}
+	t.Run("529: without a fallback model the 3rd in a row ends api_error (observed)", func(t *testing.T) {
+		res, model := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: fakemodel.Forever}}}, "fallback", "false")
+		checkSeq(t, res, "M:529 → M:529 → M:529", loop.APIError)
+		ok, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: 2}, {Kind: fakemodel.RateLimited}, {Kind: fakemodel.Overloaded, Repeat: 2}, textStep}}, "fallback", "false")
+		checkSeq(t, ok, "M:529 → M:529 → M:429 → M:529 → M:529 → M:text", loop.Completed)
+		if len(model.Requests) != 3 {
+			t.Errorf("%d requests", len(model.Requests))
+		}
+	})
 	t.Run("back-off: min(500 x 2^(k-1), 32000) x (1 + U[0, 0.25])", func(t *testing.T) {
-		res, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: 10}, textStep}}, "fallback", "false")
+		res, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.ServerError, Repeat: 10}, textStep}}, "fallback", "false")
 		retries := events[loop.Retry](res.Trace)
 		require.Len(t, retries, 10)
 		total := 0
@@ -540,6 +581,15 @@ func TestClaudeCodeFallbackAndResends(t *testing.T) {
 		assert.Equal(t, 64_000, model.Requests[1].MaxTokens)
 		res, _ = ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.StreamError, After: 1, Repeat: 2}}})
 		checkSeq(t, res, "M:stream_error → M:stream_error", loop.APIError)
+	})
+	t.Run("the non-streaming attempt has 9 retries of its own (observed)", func(t *testing.T) {
+		res, model := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.StreamError}, {Kind: fakemodel.ServerError, Repeat: fakemodel.Forever}}}, "fallback", "false")
+		checkSeq(t, res, "M:stream_error → "+strings.TrimSuffix(strings.Repeat("M:500 → ", 10), " → "), loop.APIError)
+		for _, r := range model.Requests[1:] {
+			if !r.NonStreaming || r.MaxTokens != 64_000 {
+				t.Errorf("request %+v is not the non-streaming attempt", r)
+			}
+		}
 	})
 }
 

@@ -13,14 +13,20 @@ func Exchanges(msgs []Message) []int {
 	return starts
 }
 
-// tailStart returns the index where the newest keep exchanges begin,
-// keeping at least one older exchange out of the tail; len(msgs) when
-// nothing is kept.
+// tailStart returns the index where the newest keep exchanges begin;
+// len(msgs) when nothing is kept. At least one round (an exchange that
+// begins with a reply) is left out of the tail to be summarised, besides
+// a leading prompt: after the prompt and one round nothing is kept, as
+// the released agent does.
 func tailStart(msgs []Message, keep int) int {
 	starts := Exchanges(msgs)
-	if keep <= 0 || len(starts) < 2 {
+	rounds := len(starts)
+	if len(msgs) > 0 && msgs[0].Role != RoleAssistant {
+		rounds-- // the first exchange is the prompt, not a round
+	}
+	keep = min(keep, rounds-1)
+	if keep <= 0 {
 		return len(msgs)
 	}
-	keep = min(keep, len(starts)-1)
 	return starts[len(starts)-keep]
 }

@@ -76,6 +76,10 @@ type Policy struct {
 	// MinExchangesToCompact: a conversation with fewer exchanges (API
 	// rounds) is not compacted.
 	MinExchangesToCompact int `json:"min_exchanges_to_compact" range:"0,1000"`
+	// MinExchangesToReactiveCompact: a conversation with fewer exchanges
+	// is not compacted after a prompt-too-long (the withheld error ends
+	// the run).
+	MinExchangesToReactiveCompact int `json:"min_exchanges_to_reactive_compact" range:"0,1000"`
 	// PreserveTailExchanges is how many of the newest exchanges a
 	// compaction keeps verbatim (never all of them).
 	PreserveTailExchanges int `json:"preserve_tail_exchanges" range:"0,1000"`
@@ -168,6 +172,10 @@ type Policy struct {
 	// FallbackAfter529s: this many consecutive 529s trigger the fallback
 	// model; zero never.
 	FallbackAfter529s int `json:"fallback_after_529s" range:"0,100"`
+	// OverloadedGiveUpAfter: with no fallback model to switch to, this
+	// many consecutive 529s end a main request (its retries left unused);
+	// zero means only the retry budget does.
+	OverloadedGiveUpAfter int `json:"overloaded_give_up_after" range:"0,100"`
 	// FallbackOn500: a single 500 triggers the fallback model.
 	FallbackOn500 bool `json:"fallback_on_500"`
 	// InvalidRequestResends: other 400s are re-sent at once this many times.
@@ -175,6 +183,12 @@ type Policy struct {
 	// NonStreamingFallback retries a stream that failed mid-way as one
 	// non-streaming request.
 	NonStreamingFallback bool `json:"non_streaming_fallback"`
+	// NonStreamingOnDrop also gives a dropped connection the
+	// non-streaming attempt, once its retries are used up.
+	NonStreamingOnDrop bool `json:"non_streaming_on_drop"`
+	// NonStreamingRetries is the non-streaming attempt's own retry budget
+	// for 429, 500, 529 and dropped connections, counted from the switch.
+	NonStreamingRetries int `json:"non_streaming_retries" range:"0,100"`
 	// NonStreamingMaxTokens caps max_tokens of a non-streaming retry.
 	NonStreamingMaxTokens int `json:"non_streaming_max_tokens" range:"1,10000000"`
 	// MalformedToolUseRetries: a reply with stop_reason tool_use but no

@@ -50,6 +50,7 @@ func Seed() Policy {
 		BackoffJitter:               0.25,
 		HonorRetryAfter:             true,
 		NonStreamingMaxTokens:       64_000,
+		NonStreamingOnDrop:          true,
 	}
 }
 
@@ -67,8 +68,12 @@ func ClaudeCode() Policy {
 	p.ContextCollapse = false
 	p.MaxReactiveCompactsInRow = 2
 	p.ReactiveOwnsOverflow = false
-	p.MinExchangesToCompact = 2
-	p.PreserveTailExchanges = 2
+	// observed (observed/testdata): auto-compact needs the prompt and two
+	// tool rounds, reactive compaction the prompt and one; an
+	// auto-compaction keeps the newest round verbatim
+	p.MinExchangesToCompact = 3
+	p.MinExchangesToReactiveCompact = 2
+	p.PreserveTailExchanges = 1
 	p.RapidRefillWindow = 2
 	p.RapidRefillTrip = 3
 	p.CompactMaxCalls = 8
@@ -84,9 +89,12 @@ func ClaudeCode() Policy {
 	p.ToolUseSummary = false
 	p.APIRetries = 10
 	p.FallbackAfter529s = 3
+	p.OverloadedGiveUpAfter = 3
 	p.FallbackOn500 = true
 	p.InvalidRequestResends = 5
 	p.NonStreamingFallback = true
+	p.NonStreamingOnDrop = false
+	p.NonStreamingRetries = 9
 	p.MalformedToolUseRetries = 2
 	p.EmptyReplyRetries = 1
 	p.ReactiveOnlyModels = reactiveOnlyCatalog()

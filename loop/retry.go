@@ -64,15 +64,23 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 			(re.Kind == ErrServer && p.FallbackOn500)) {
 			return blocks, resp, fallbackError(re, overloads)
 		}
+		budget := p.APIRetries
+		if req.NonStreaming {
+			budget = p.NonStreamingRetries
+		}
 		switch {
-		case retryable(re.Kind) && retries < p.APIRetries:
+		case re.Kind == ErrOverloaded && req.Purpose == PurposeMain && !fallbackReady &&
+			p.OverloadedGiveUpAfter > 0 && overloads >= p.OverloadedGiveUpAfter:
+			return blocks, resp, err
+		case retryable(re.Kind) && retries < budget:
 			retries++
 			delay := c.backoff(retries, re.RetryAfterMS)
 			c.r.stats.RetryDelayMS += delay
 			c.r.emit(Retry{Attempt: attempt + 1, Reason: re.Kind, DelayMS: delay})
 			continue
-		case (re.Kind == ErrStream || re.Kind == ErrConnection) && p.NonStreamingFallback && !req.NonStreaming:
+		case (re.Kind == ErrStream || re.Kind == ErrConnection && p.NonStreamingOnDrop) && p.NonStreamingFallback && !req.NonStreaming:
 			req.NonStreaming = true
+			retries = 0
 			req.MaxTokens = min(req.MaxTokens, p.NonStreamingMaxTokens)
 			c.r.emit(Retry{Attempt: attempt + 1, Reason: re.Kind, NonStreaming: true})
 			continue

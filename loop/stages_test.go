@@ -33,7 +33,8 @@ func ids(msgs []Message) []string {
 func TestExchanges(t *testing.T) {
 	assert.Equal(t, []int{0, 1, 3}, Exchanges(conversation(2, 1)))
 	assert.Equal(t, 3, tailStart(conversation(3, 1), 2), "tailStart keeps 2 of 4")
-	assert.Equal(t, 1, tailStart(conversation(1, 1), 5), "tailStart never keeps every exchange")
+	assert.Equal(t, 3, tailStart(conversation(1, 1), 5), "tailStart after the prompt and one round keeps nothing")
+	assert.Equal(t, 3, tailStart(conversation(2, 1), 5), "tailStart summarises at least one round")
 	assert.Equal(t, 1, tailStart(conversation(0, 1), 2), "tailStart of one exchange keeps nothing")
 }
 

@@ -56,7 +56,7 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 
 	// 2. reactive compact
 	if overflow {
-		if p.ReactiveCompact && s.reactiveAttempts() < p.MaxReactiveCompactsInRow && len(Exchanges(mfq)) >= p.MinExchangesToCompact {
+		if p.ReactiveCompact && s.reactiveAttempts() < p.MaxReactiveCompactsInRow && len(Exchanges(mfq)) >= p.MinExchangesToReactiveCompact {
 			count := r.count(mfq, 0)
 			history, removed, kept, err := r.compact(ctx, &s, TriggerReactive, mfq, count)
 			ev := Compaction{Trigger: TriggerReactive, TokensBefore: count, TokensAfter: count}

@@ -39,10 +39,13 @@ func apiRetryable(k loop.ErrorKind) bool {
 //
 // The rules, from PROFILE §7 and SPEC §2.3:
 //   - 429, 500, 529 and dropped connections are retried, up to
-//     p.APIRetries retries per request;
-//   - an error event mid-stream (and a dropped connection once its
-//     retries are used up) gets one non-streaming attempt when
-//     p.NonStreamingFallback is on;
+//     p.APIRetries retries per request, and up to p.NonStreamingRetries
+//     once the request went non-streaming;
+//   - with no fallback to switch to, p.OverloadedGiveUpAfter
+//     consecutive 529s end the request (observed of the released agent);
+//   - an error event mid-stream (and, with p.NonStreamingOnDrop, a
+//     dropped connection once its retries are used up) gets one
+//     non-streaming attempt when p.NonStreamingFallback is on;
 //   - any other 400 is re-sent at once, up to p.InvalidRequestResends
 //     times;
 //   - with p.Fallback and a fallback model, and no switch yet in the run:
@@ -68,11 +71,15 @@ func RetryLayer(p loop.Policy, hasFallback, fellBack bool, failures []loop.Error
 			res.FellBack = true
 			res.Actions = append(res.Actions, "fallback")
 			retries, resends, overloads, nonStreaming = 0, 0, 0, false
-		case apiRetryable(k) && retries < p.APIRetries:
+		case k == loop.ErrOverloaded && !canSwitch && p.OverloadedGiveUpAfter > 0 && overloads >= p.OverloadedGiveUpAfter:
+			res.Failed = k
+			return res
+		case apiRetryable(k) && retries < budget(p, nonStreaming):
 			retries++
 			res.Actions = append(res.Actions, "retry "+string(k))
-		case (k == loop.ErrStream || k == loop.ErrConnection) && p.NonStreamingFallback && !nonStreaming:
+		case (k == loop.ErrStream || k == loop.ErrConnection && p.NonStreamingOnDrop) && p.NonStreamingFallback && !nonStreaming:
 			nonStreaming = true
+			retries = 0
 			res.Actions = append(res.Actions, "non_streaming "+string(k))
 		case k == loop.ErrInvalidRequest && resends < p.InvalidRequestResends:
 			resends++
@@ -83,6 +90,14 @@ func RetryLayer(p loop.Policy, hasFallback, fellBack bool, failures []loop.Error
 		}
 	}
 	return res
+}
+
+// budget is the retry budget of a streaming or a non-streaming attempt.
+func budget(p loop.Policy, nonStreaming bool) int {
+	if nonStreaming {
+		return p.NonStreamingRetries
+	}
+	return p.APIRetries
 }
 
 // Attempts is every failure the iteration's main request meets under

@@ -24,13 +24,18 @@ func TestRetryLayerFollowsTheDocuments(t *testing.T) {
 		failed      loop.ErrorKind
 		fellBackOut bool
 	}{
-		{"§7: ten 529s are retried, the request then goes through", cc, false, false, rep(loop.ErrOverloaded, 10),
-			retries(loop.ErrOverloaded, 10), "", false},
-		{"§7: the 11th 529 exhausts the retries", cc, false, false, rep(loop.ErrOverloaded, 11),
-			retries(loop.ErrOverloaded, 10), loop.ErrOverloaded, false},
-		{"§7: 429s and dropped connections share the ten retries", cc, false, false,
+		{"§7: ten 500s are retried, the request then goes through", cc, false, false, rep(loop.ErrServer, 10),
+			retries(loop.ErrServer, 10), "", false},
+		{"§7: the 11th 500 exhausts the retries", cc, false, false, rep(loop.ErrServer, 11),
+			retries(loop.ErrServer, 10), loop.ErrServer, false},
+		{"observed: without a fallback model the 3rd 529 in a row ends the request", cc, false, false, rep(loop.ErrOverloaded, 3),
+			retries(loop.ErrOverloaded, 2), loop.ErrOverloaded, false},
+		{"§7: 429s and dropped connections share the ten retries; observed: drops never go non-streaming", cc, false, false,
 			append(rep(loop.ErrRateLimited, 6), rep(loop.ErrConnection, 5)...),
-			append(retries(loop.ErrRateLimited, 6), append(retries(loop.ErrConnection, 4), "non_streaming connection")...), "", false},
+			append(retries(loop.ErrRateLimited, 6), retries(loop.ErrConnection, 4)...), loop.ErrConnection, false},
+		{"observed: the non-streaming attempt has nine retries of its own", cc, false, false,
+			append([]loop.ErrorKind{loop.ErrStream}, rep(loop.ErrServer, 10)...),
+			append([]string{"non_streaming stream_error"}, retries(loop.ErrServer, 9)...), loop.ErrServer, false},
 		{"§7: three consecutive 529s switch to the fallback model", cc, true, false, rep(loop.ErrOverloaded, 3),
 			[]string{"retry overloaded", "retry overloaded", "fallback"}, "", true},
 		{"§7: a 429 breaks the run of 529s", cc, true, false,
@@ -66,11 +71,11 @@ func TestRetryLayerFollowsTheDocuments(t *testing.T) {
 func TestDecideEndsOnExhaustedRetries(t *testing.T) {
 	env := RefEnv{Compactable: true}
 	for _, p := range []loop.Policy{loop.Seed(), loop.ClaudeCode()} {
-		h := Happened{Failures: slices.Repeat([]loop.ErrorKind{loop.ErrOverloaded}, 11), Reply: ReplyText}
+		h := Happened{Failures: slices.Repeat([]loop.ErrorKind{loop.ErrServer}, 11), Reply: ReplyText}
 		d, _ := Decide(p, env, NewRefState(), h)
 		assert.Equal(t, p.APIErrorTerminal, d.Terminal, "%s: %s", p.Name, d)
 	}
-	h := Happened{Failures: slices.Repeat([]loop.ErrorKind{loop.ErrOverloaded}, 10), Reply: ReplyText}
+	h := Happened{Failures: slices.Repeat([]loop.ErrorKind{loop.ErrServer}, 10), Reply: ReplyText}
 	d, _ := Decide(loop.ClaudeCode(), env, NewRefState(), h)
-	assert.Equal(t, loop.Completed, d.Terminal, "claude-code after ten 529s: %s", d)
+	assert.Equal(t, loop.Completed, d.Terminal, "claude-code after ten 500s: %s", d)
 }

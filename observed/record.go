@@ -1,0 +1,315 @@
+package observed
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/fakemodel/messagesapi"
+	"github.com/loopsim/loopsim/scenarios"
+)
+
+// Timeout bounds one recording.
+const Timeout = 6 * time.Minute
+
+// Record runs the agent command (split on white space) on case c, with a
+// fake server answering from scenario s, and returns what it did.
+func Record(ctx context.Context, command string, c Case, s *scenarios.Scenario) (*Observation, error) {
+	argv := strings.Fields(command)
+	if len(argv) == 0 {
+		return nil, errors.New("observed: empty agent command")
+	}
+	if err := checkVersion(ctx, argv); err != nil {
+		return nil, err
+	}
+	model := &fakemodel.Model{Script: s.Script, Window: s.Model.ContextWindow}
+	if s.Answers != nil {
+		a := *s.Answers
+		model.Answers, model.Script = &a, nil
+	}
+	h := messagesapi.NewHandler(model, messagesapi.Options{})
+	model.Cancel = h.Abort
+	w := &watcher{next: h}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("observed: listen: %w", err)
+	}
+	srv := &http.Server{Handler: w, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	defer srv.Close()
+
+	tmp, err := os.MkdirTemp("", "loopsim-observed-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	home, work := filepath.Join(tmp, "home"), filepath.Join(tmp, "work")
+	config := filepath.Join(home, ".claude")
+	for _, d := range []string{config, work} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(work, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
+		return nil, err
+	}
+	if len(c.Settings) > 0 {
+		if err := os.WriteFile(filepath.Join(config, "settings.json"), c.Settings, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	prompt := c.Prompt
+	if prompt == "" && len(s.Conversation) > 0 {
+		prompt = s.Conversation[0].Text
+	}
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	args := append(append(argv[1:len(argv):len(argv)], "-p", prompt, "--output-format", "stream-json", "--verbose"), c.Args...)
+	cmd := exec.CommandContext(ctx, argv[0], args...)
+	cmd.Dir = work
+	cmd.Env = append([]string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + config, "PATH=" + os.Getenv("PATH"),
+		"ANTHROPIC_BASE_URL=http://" + l.Addr().String(), "ANTHROPIC_API_KEY=dummy",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}, c.Env...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = io.Discard
+	runErr := cmd.Run()
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("observed: case %s: the agent did not finish within %s", c.Name, Timeout)
+	}
+	exit := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(runErr, &ee):
+		exit = ee.ExitCode()
+	case runErr != nil:
+		return nil, fmt.Errorf("observed: case %s: %w", c.Name, runErr)
+	}
+	o := &Observation{Agent: AgentVersion, Requests: []Request{}}
+	recs := h.Requests()
+	carried := w.carried()
+	if len(carried) != len(recs) {
+		return nil, fmt.Errorf("observed: case %s: %d requests seen, %d recorded", c.Name, len(carried), len(recs))
+	}
+	for i, r := range recs {
+		o.Labels = append(o.Labels, r.Label())
+		o.Requests = append(o.Requests, Request{Seq: r.Seq, Purpose: string(r.Purpose), Model: r.Model, MaxTokens: r.MaxTokens,
+			Stream: r.Stream, Roles: r.Roles, Tools: r.Tools, Answer: r.Answer, Carried: carried[i]})
+	}
+	res, err := lastResult(out.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("observed: case %s: %w", c.Name, err)
+	}
+	res.Exit = exit
+	o.Result = res
+	return o, nil
+}
+
+// lastResult reads the last {"type":"result"} line of stream-json output.
+func lastResult(out []byte) (Result, error) {
+	var res Result
+	found := false
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		var line struct {
+			Type           string  `json:"type"`
+			Subtype        string  `json:"subtype"`
+			TerminalReason string  `json:"terminal_reason"`
+			IsError        bool    `json:"is_error"`
+			NumTurns       int     `json:"num_turns"`
+			Result         *string `json:"result"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) != nil || line.Type != "result" {
+			continue
+		}
+		found = true
+		res = Result{Subtype: line.Subtype, TerminalReason: line.TerminalReason, IsError: line.IsError,
+			NumTurns: line.NumTurns, Empty: line.Result == nil || *line.Result == ""}
+	}
+	if !found {
+		return res, errors.New("the agent wrote no result line")
+	}
+	return res, nil
+}
+
+// watcher stands in front of the fake server: it folds role "system"
+// messages into the system prompt (the released agent sends them; the
+// fake server does not take them yet) and notes, per request, which
+// messages an earlier request carried. It keeps hashes, never content.
+type watcher struct {
+	next http.Handler
+
+	mu   sync.Mutex
+	seen map[[32]byte]string // message hash -> "R.I" of its first carrier
+	reqs [][]string
+}
+
+func (w *watcher) carried() [][]string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([][]string(nil), w.reqs...)
+}
+
+func (w *watcher) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/v1/messages" {
+		w.next.ServeHTTP(rw, r)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(rw, r.Body, messagesapi.DefaultMaxBodyBytes))
+	if err != nil {
+		return
+	}
+	body, msgs := fold(body)
+	w.mu.Lock()
+	if w.seen == nil {
+		w.seen = map[[32]byte]string{}
+	}
+	seq := len(w.reqs) + 1
+	var row []string
+	for i, m := range msgs {
+		sum := sha256.Sum256(canonical(m))
+		if at, ok := w.seen[sum]; ok {
+			row = append(row, at)
+			continue
+		}
+		w.seen[sum] = fmt.Sprintf("%d.%d", seq, i+1)
+		row = append(row, "+"+shape(m))
+	}
+	w.reqs = append(w.reqs, row)
+	w.mu.Unlock()
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	w.next.ServeHTTP(rw, r)
+}
+
+// wireMsg is a request message.
+type wireMsg struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// fold moves role "system" messages into the top-level system prompt and
+// returns the new body and the remaining messages. A body it cannot read
+// is returned unchanged (the server answers it).
+func fold(body []byte) ([]byte, []wireMsg) {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return body, nil
+	}
+	var msgs []wireMsg
+	if json.Unmarshal(top["messages"], &msgs) != nil {
+		return body, nil
+	}
+	var keep []wireMsg
+	var extra []json.RawMessage
+	for _, m := range msgs {
+		if m.Role != "system" {
+			keep = append(keep, m)
+			continue
+		}
+		extra = append(extra, textBlocks(m.Content)...)
+	}
+	if len(extra) == 0 {
+		return body, msgs
+	}
+	system := textBlocks(top["system"])
+	top["system"], _ = json.Marshal(append(system, extra...))
+	top["messages"], _ = json.Marshal(keep)
+	out, err := json.Marshal(top)
+	if err != nil {
+		return body, msgs
+	}
+	return out, keep
+}
+
+// textBlocks reads content that is a string or a list of blocks as a list
+// of blocks.
+func textBlocks(raw json.RawMessage) []json.RawMessage {
+	var blocks []json.RawMessage
+	if json.Unmarshal(raw, &blocks) == nil {
+		return blocks
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil && s != "" {
+		b, _ := json.Marshal(map[string]string{"type": "text", "text": s})
+		return []json.RawMessage{b}
+	}
+	return nil
+}
+
+// canonical is a message with cache_control markers removed and keys
+// sorted, so that the same message hashes the same in every request.
+func canonical(m wireMsg) []byte {
+	var v any
+	if json.Unmarshal(m.Content, &v) != nil {
+		return append([]byte(m.Role+":"), m.Content...)
+	}
+	out, _ := json.Marshal(map[string]any{"role": m.Role, "content": strip(v)})
+	return out
+}
+
+func strip(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if k != "cache_control" {
+				out[k] = strip(e)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = strip(e)
+		}
+		return out
+	}
+	return v
+}
+
+// shape is a message's role and block types: "user:text+tool_result",
+// "user:string" for string content.
+func shape(m wireMsg) string {
+	var blocks []struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(m.Content, &blocks) != nil {
+		return m.Role + ":string"
+	}
+	types := make([]string, len(blocks))
+	for i, b := range blocks {
+		types[i] = b.Type
+	}
+	return m.Role + ":" + strings.Join(types, "+")
+}
+
+// checkVersion runs the agent with --version and checks that it is the
+// version the observations describe.
+func checkVersion(ctx context.Context, argv []string) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, argv[0], append(argv[1:len(argv):len(argv)], "--version")...).Output()
+	if err != nil {
+		return fmt.Errorf("observed: %s --version: %w", argv[0], err)
+	}
+	if v := strings.TrimSpace(string(out)); !strings.HasPrefix(v, AgentVersion+" ") && v != AgentVersion {
+		return fmt.Errorf("observed: the agent is %q; the observations are of %s", v, AgentVersion)
+	}
+	return nil
+}
