@@ -131,7 +131,7 @@ func TestTestFindsTheSeedsKnownFinding(t *testing.T) {
 
 func TestTestWithOwnScriptsAndWorkload(t *testing.T) {
 	scripts := rapid.Custom(func(t *rapid.T) []fakemodel.Step {
-		return []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: rapid.IntRange(0, 12).Draw(t, "overloads")}, {Text: "done"}}
+		return []fakemodel.Step{{Kind: fakemodel.ServerError, Repeat: rapid.IntRange(0, 12).Draw(t, "server errors")}, {Text: "done"}}
 	})
 	noAPIErrorEnd := Property{Name: "no api_error", Check: func(r Run) error {
 		if r.Result.Terminal == loop.APIError {
@@ -143,7 +143,7 @@ func TestTestWithOwnScriptsAndWorkload(t *testing.T) {
 	withoutFailFiles(t, 1, func() {
 		Test(tb, Options{Policy: loop.ClaudeCode(), Scripts: scripts, Properties: []Property{noAPIErrorEnd}})
 	})
-	require.True(t, tb.failed, "11 overloads exhaust claude-code's 10 retries")
+	require.True(t, tb.failed, "11 server errors exhaust claude-code's 10 retries (529s end sooner: the 3rd in a row without a fallback)")
 	assert.Contains(t, tb.out.String(), "no api_error: ended api_error after 11 requests")
 
 	w := fakemodel.DefaultWorkload()
