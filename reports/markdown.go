@@ -69,8 +69,12 @@ func (c *Comparison) WriteMarkdown(w io.Writer, figures []Figure) error {
 				observed = append(observed, ch)
 			}
 		}
-		p("%d scenarios behave differently: %d in what they observe (verdict, terminal, transitions, requests, violations; added or removed), %d in the trace alone.",
-			len(c.Behaviour), len(observed), len(traceOnly))
+		verb := "scenarios behave"
+		if len(c.Behaviour) == 1 {
+			verb = "scenario behaves"
+		}
+		p("%d %s differently: %d in what they observe (verdict, terminal, transitions, requests, violations; added or removed), %d in the trace alone.",
+			len(c.Behaviour), verb, len(observed), len(traceOnly))
 		p("")
 		shown := traceOnly[:min(len(traceOnly), maxTraceDiffs)]
 		for _, ch := range append(observed, shown...) {
@@ -188,7 +192,11 @@ func (sc *SettingComparison) writeMarkdown(w *bufio.Writer, c *Comparison) {
 	case sc.NewViolating == 0:
 		p("No invariant violation new in the candidate.")
 	default:
-		p("**%s candidate episodes break an invariant the base did not** (replay at the candidate's revision %s):", thousands(sc.NewViolating), revision(c.Candidate.Build))
+		what := "candidate episodes break"
+		if sc.NewViolating == 1 {
+			what = "candidate episode breaks"
+		}
+		p("**%s %s an invariant the base did not** (replay at the candidate's revision %s):", thousands(sc.NewViolating), what, revision(c.Candidate.Build))
 		p("")
 		for _, v := range sc.NewViolations {
 			p("- episode %d (%s): %s: `%s`", v.Episode, v.End, v.Invariants, v.Replay)
