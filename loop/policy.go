@@ -11,12 +11,15 @@ import (
 // Policy holds every number and switch of the loop. A profile is a named
 // Policy; [Seed] and [ClaudeCode] return the two built-in ones. Field names
 // in JSON (and in [Policy.With]) are the snake_case tags.
+// A number whose zero is not a quantity but a switch (no cap, never, the
+// model's own value) says so in its zero tag, which labels show instead
+// of 0.
 type Policy struct {
 	// Name names the profile the policy came from.
 	Name string `json:"name"`
 
 	// ContextWindow replaces the model's context window when non-zero.
-	ContextWindow int `json:"context_window" range:"0,100000000"`
+	ContextWindow int `json:"context_window" range:"0,100000000" zero:"model's"`
 	// SummaryOutputReserve caps the output reserved for a summary: the
 	// effective window is the context window minus min(model max output,
 	// this).
@@ -25,18 +28,18 @@ type Policy struct {
 	AutoCompactBuffer int `json:"auto_compact_buffer" range:"0,10000000"`
 	// AutoCompactPercent, when non-zero, sets the auto-compact threshold to
 	// this percentage of the effective window instead.
-	AutoCompactPercent int `json:"auto_compact_percent" range:"0,100"`
+	AutoCompactPercent int `json:"auto_compact_percent" range:"0,100" zero:"off"`
 	// WarningBuffer: warning threshold = auto-compact threshold - this.
 	WarningBuffer int `json:"warning_buffer" range:"0,10000000"`
 	// BlockingBuffer: blocking limit = effective window - this.
 	BlockingBuffer int `json:"blocking_buffer" range:"0,10000000"`
 	// DefaultMaxTokens is the output cap of an ordinary request; zero means
 	// the model's maximum output.
-	DefaultMaxTokens int `json:"default_max_tokens" range:"0,10000000"`
+	DefaultMaxTokens int `json:"default_max_tokens" range:"0,10000000" zero:"model's"`
 
 	// ToolResultBudget caps the total tokens of the tool results in one
 	// message; zero switches the cap off.
-	ToolResultBudget int `json:"tool_result_budget" range:"0,100000000"`
+	ToolResultBudget int `json:"tool_result_budget" range:"0,100000000" zero:"off"`
 	// Snip switches snip on: old history is dropped once the count reaches
 	// the warning threshold.
 	Snip bool `json:"snip"`
@@ -86,7 +89,7 @@ type Policy struct {
 	// RapidRefillWindow: reaching the threshold again within this many
 	// model replies after a compaction is a rapid refill; zero switches the
 	// thrash guard off.
-	RapidRefillWindow int `json:"rapid_refill_window" range:"0,1000"`
+	RapidRefillWindow int `json:"rapid_refill_window" range:"0,1000" zero:"off"`
 	// RapidRefillTrip: this many consecutive rapid refills end the run with
 	// rapid_refill_breaker.
 	RapidRefillTrip int `json:"rapid_refill_trip" range:"1,1000"`
@@ -143,7 +146,7 @@ type Policy struct {
 	// has a fallback model).
 	Fallback bool `json:"fallback"`
 	// StopHookBlockCap caps consecutive stop-hook blocks; zero means no cap.
-	StopHookBlockCap int `json:"stop_hook_block_cap" range:"0,10000"`
+	StopHookBlockCap int `json:"stop_hook_block_cap" range:"0,10000" zero:"off"`
 	// StopHookCapAction is where a block over the cap ends: completed
 	// (overridden, with a warning) or stop_hook_prevented.
 	StopHookCapAction Terminal `json:"stop_hook_cap_action" oneof:"completed,stop_hook_prevented"`
@@ -151,7 +154,7 @@ type Policy struct {
 	// increments turnCount and is checked against MaxTurns).
 	StopHookBlocksCountAsTurns bool `json:"stop_hook_blocks_count_as_turns"`
 	// MaxTurns caps turnCount; zero means no cap.
-	MaxTurns int `json:"max_turns" range:"0,1000000"`
+	MaxTurns int `json:"max_turns" range:"0,1000000" zero:"off"`
 	// ToolUseSummary switches the asynchronous tool-use summary on (it acts
 	// only when the run has a summarizer).
 	ToolUseSummary bool `json:"tool_use_summary"`
@@ -171,11 +174,11 @@ type Policy struct {
 	HonorRetryAfter bool `json:"honor_retry_after"`
 	// FallbackAfter529s: this many consecutive 529s trigger the fallback
 	// model; zero never.
-	FallbackAfter529s int `json:"fallback_after_529s" range:"0,100"`
+	FallbackAfter529s int `json:"fallback_after_529s" range:"0,100" zero:"never"`
 	// OverloadedGiveUpAfter: with no fallback model to switch to, this
 	// many consecutive 529s end a main request (its retries left unused);
 	// zero means only the retry budget does.
-	OverloadedGiveUpAfter int `json:"overloaded_give_up_after" range:"0,100"`
+	OverloadedGiveUpAfter int `json:"overloaded_give_up_after" range:"0,100" zero:"off"`
 	// FallbackOn500: a single 500 triggers the fallback model.
 	FallbackOn500 bool `json:"fallback_on_500"`
 	// InvalidRequestResends: other 400s are re-sent at once this many times.

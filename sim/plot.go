@@ -69,6 +69,9 @@ type countTicks struct {
 	log bool
 	// prefix and suffix decorate each label ("$", "%").
 	prefix, suffix string
+	// decades, on a log scale, labels the powers of ten only (narrow
+	// plots); the 2s and 5s are unlabelled ticks.
+	decades bool
 }
 
 // Ticks implements plot.Ticker.
@@ -81,7 +84,11 @@ func (t countTicks) Ticks(lo, hi float64) []plot.Tick {
 				if v < lo || v > hi {
 					continue
 				}
-				ts = append(ts, plot.Tick{Value: v, Label: t.prefix + humanCount(v) + t.suffix})
+				label := t.prefix + humanCount(v) + t.suffix
+				if t.decades && m != 1 {
+					label = ""
+				}
+				ts = append(ts, plot.Tick{Value: v, Label: label})
 			}
 		}
 		if len(ts) >= 2 {
@@ -104,9 +111,9 @@ func humanCount(v float64) string {
 	a := math.Abs(v)
 	switch {
 	case a >= 1e6:
-		return strconv.FormatFloat(v/1e6, 'f', -1, 64) + "M"
+		return strconv.FormatFloat(v/1e6, 'g', 3, 64) + "M"
 	case a >= 1e3:
-		return strconv.FormatFloat(math.Round(v/100)/10, 'f', -1, 64) + "k"
+		return strconv.FormatFloat(v/1e3, 'g', 3, 64) + "k"
 	case a == 0:
 		return "0"
 	}
@@ -124,7 +131,8 @@ var palette = []color.Color{
 func colorOf(i int) color.Color { return palette[i%len(palette)] }
 
 // ShortLabels names each setting by what sets it apart: the profile if
-// the settings have several, and the overrides not common to all.
+// the settings have several, and the overrides not common to all, each
+// value shown by [ValueLabel] ("stop_hook_block_cap=off").
 func ShortLabels(settings []Setting) []string {
 	profiles := map[string]bool{}
 	count := map[string]int{}
@@ -142,7 +150,7 @@ func ShortLabels(settings []Setting) []string {
 		}
 		for _, p := range s.Params {
 			if count[p.String()] < len(settings) {
-				parts = append(parts, p.String())
+				parts = append(parts, paramLabel(p))
 			}
 		}
 		if len(parts) == 0 {
@@ -151,4 +159,11 @@ func ShortLabels(settings []Setting) []string {
 		out[i] = strings.Join(parts, " ")
 	}
 	return out
+}
+
+// drawFigureTitle writes a figure's title centred at its top.
+func drawFigureTitle(dc draw.Canvas, w, h vg.Length, title string) {
+	p := plot.New()
+	dc.FillText(draw.TextStyle{Color: color.Black, Font: p.Title.TextStyle.Font, XAlign: draw.XCenter, YAlign: draw.YTop,
+		Handler: p.TextHandler}, vg.Point{X: w / 2, Y: h - vg.Points(6)}, title)
 }

@@ -27,7 +27,11 @@ func PlotSweep(dir string, r *Result, bases int, sweeps []Sweep) ([]string, erro
 	if bases*n1*n2 != len(r.Settings) {
 		return nil, fmt.Errorf("plot sweep: %d settings are not %d bases x %d x %d values", len(r.Settings), bases, n1, n2)
 	}
-	xs, numeric := sweepPositions(sweeps[0].Values)
+	xs, numeric := sweepPositions(sweeps[0].Field, sweeps[0].Values)
+	ticks := make([]string, n1)
+	for i, v := range sweeps[0].Values {
+		ticks[i] = ValueLabel(sweeps[0].Field, v)
+	}
 	panels := []struct {
 		title, unit string
 		get         func(a *Aggregate) (float64, Interval)
@@ -51,18 +55,23 @@ func PlotSweep(dir string, r *Result, bases int, sweeps []Sweep) ([]string, erro
 		if numeric {
 			p.X.Tick.Marker = countTicks{}
 		} else {
-			p.NominalX(sweeps[0].Values...)
+			p.NominalX(ticks...)
+			p.X.Min, p.X.Max = -0.5, float64(n1)-0.5
 		}
 		for b := range bases {
 			for v2 := range n2 {
 				curve := b*n2 + v2
 				xys := make(plotter.XYs, n1)
 				bars := make(yErrPoints, n1)
+				dodge := 0.0 // categories: the curves side by side, so that their bars do not overlap
+				if !numeric {
+					dodge = 0.06 * (float64(curve) - float64(bases*n2-1)/2)
+				}
 				for v1 := range n1 {
 					sr := r.Settings[(b*n1+v1)*n2+v2]
 					y, ci := panel.get(sr.Aggregate)
-					xys[v1] = plotter.XY{X: xs[v1], Y: y}
-					bars[v1] = yErrPoint{x: xs[v1], y: y, lo: y - max(ci.Lo, 0), hi: ci.Hi - y}
+					xys[v1] = plotter.XY{X: xs[v1] + dodge, Y: y}
+					bars[v1] = yErrPoint{x: xs[v1] + dodge, y: y, lo: y - max(ci.Lo, 0), hi: ci.Hi - y}
 				}
 				eb, err := plotter.NewYErrorBars(bars)
 				if err != nil {
@@ -75,10 +84,16 @@ func PlotSweep(dir string, r *Result, bases int, sweeps []Sweep) ([]string, erro
 					return nil, err
 				}
 				ln.Color, ln.Width = colorOf(curve), vg.Points(1.5)
-				pts.Color, pts.Shape = colorOf(curve), draw.CircleGlyph{}
-				p.Add(ln, pts)
+				pts.Color, pts.Shape, pts.Radius = colorOf(curve), draw.CircleGlyph{}, vg.Points(3)
+				// categories are not joined: nothing lies between them
+				thumbs := []plot.Thumbnailer{pts}
+				if numeric {
+					p.Add(ln)
+					thumbs = append(thumbs, ln)
+				}
+				p.Add(pts)
 				if pi == 0 {
-					p.Legend.Add(curveLabel(r, b, n1, n2, v2, sweeps), ln, pts)
+					p.Legend.Add(curveLabel(r, b, n1, n2, v2, sweeps), thumbs...)
 				}
 			}
 		}
@@ -86,7 +101,7 @@ func PlotSweep(dir string, r *Result, bases int, sweeps []Sweep) ([]string, erro
 	}
 	legend := plots[0].Legend
 	legend.Top, legend.Left = true, true
-	legend.YOffs = -vg.Points(20)
+	legend.YOffs = -vg.Points(24)
 	tiles := draw.Tiles{Rows: 1, Cols: len(panels), PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6),
 		PadRight: vg.Points(10), PadX: vg.Points(18)}
 	longest := 0
@@ -107,20 +122,18 @@ func PlotSweep(dir string, r *Result, bases int, sweeps []Sweep) ([]string, erro
 }
 
 // sweepPositions places a sweep's values on the x axis: at their values
-// when all are numbers, else at 0, 1, 2...
-func sweepPositions(values []string) ([]float64, bool) {
+// when they are numbers on a number line, else, categories
+// ([Categorical]), at 0, 1, 2...
+func sweepPositions(field string, values []string) ([]float64, bool) {
 	xs := make([]float64, len(values))
+	categorical := Categorical(field, values)
 	for i, v := range values {
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			for i := range xs {
-				xs[i] = float64(i)
-			}
-			return xs, false
+		xs[i] = float64(i)
+		if !categorical {
+			xs[i], _ = strconv.ParseFloat(strings.ReplaceAll(v, "_", ""), 64)
 		}
-		xs[i] = x
 	}
-	return xs, true
+	return xs, !categorical
 }
 
 // curveLabel names curve (base b, second sweep value v2).
@@ -128,7 +141,7 @@ func curveLabel(r *Result, b, n1, n2, v2 int, sweeps []Sweep) string {
 	s := r.Settings[b*n1*n2].Setting
 	parts := []string{s.Profile()}
 	if len(sweeps) == 2 {
-		parts = append(parts, sweeps[1].Field+"="+sweeps[1].Values[v2])
+		parts = append(parts, paramLabel(Param{Field: sweeps[1].Field, Value: sweeps[1].Values[v2]}))
 	}
 	return strings.Join(parts, " ")
 }
