@@ -143,3 +143,25 @@ func BenchmarkScriptedFakes(b *testing.B) {
 		})
 	}
 }
+
+// TestSummaryDoesNotDependOnTheScheduler: the loop runs a summary beside
+// the next request, which an abort may cancel before the summary's
+// goroutine first runs; the scripted summary answers the same either way
+// (only Slow waits for the cancellation). Before, a cancelled context
+// gave "context canceled" instead of the summary: a flaky trace.
+func TestSummaryDoesNotDependOnTheScheduler(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s := &fakemodel.Summarizer{Outcomes: []fakemodel.SummaryOutcome{{}, {Text: "read a file"}, {Err: "no"}, {Slow: true}}}
+	calls := []loop.ToolCall{{ID: "t1", Name: "Read"}}
+	text, err := s.Summarize(ctx, calls, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "Used Read", text)
+	text, err = s.Summarize(ctx, calls, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "read a file", text)
+	_, err = s.Summarize(ctx, calls, nil)
+	require.EqualError(t, err, "no")
+	_, err = s.Summarize(ctx, calls, nil)
+	require.ErrorIs(t, err, context.Canceled)
+}
