@@ -62,8 +62,8 @@ type Request struct {
 	Model     string `json:"model"`
 	MaxTokens int    `json:"max_tokens"`
 	Stream    bool   `json:"stream"`
-	// Roles is u or a per message (role "system" messages are not
-	// counted; see Fold).
+	// Roles is u or a per message (role "system" messages count with
+	// the system prompt, not here).
 	Roles  string `json:"roles"`
 	Tools  int    `json:"tools"`
 	Answer string `json:"answer"`

@@ -147,10 +147,9 @@ func lastResult(out []byte) (Result, error) {
 	return res, nil
 }
 
-// watcher stands in front of the fake server: it folds role "system"
-// messages into the system prompt (the released agent sends them; the
-// fake server does not take them yet) and notes, per request, which
-// messages an earlier request carried. It keeps hashes, never content.
+// watcher stands in front of the fake server and notes, per request,
+// which messages an earlier request carried. It keeps hashes, never
+// content.
 type watcher struct {
 	next http.Handler
 
@@ -174,7 +173,7 @@ func (w *watcher) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	body, msgs := fold(body)
+	msgs := conversation(body)
 	w.mu.Lock()
 	if w.seen == nil {
 		w.seen = map[[32]byte]string{}
@@ -203,53 +202,23 @@ type wireMsg struct {
 	Content json.RawMessage `json:"content"`
 }
 
-// fold moves role "system" messages into the top-level system prompt and
-// returns the new body and the remaining messages. A body it cannot read
-// is returned unchanged (the server answers it).
-func fold(body []byte) ([]byte, []wireMsg) {
-	var top map[string]json.RawMessage
+// conversation returns the request's messages but those with role
+// "system" (which count with the system prompt). A body it cannot read
+// gives none (the server answers it).
+func conversation(body []byte) []wireMsg {
+	var top struct {
+		Messages []wireMsg `json:"messages"`
+	}
 	if json.Unmarshal(body, &top) != nil {
-		return body, nil
+		return nil
 	}
-	var msgs []wireMsg
-	if json.Unmarshal(top["messages"], &msgs) != nil {
-		return body, nil
-	}
-	var keep []wireMsg
-	var extra []json.RawMessage
-	for _, m := range msgs {
+	var out []wireMsg
+	for _, m := range top.Messages {
 		if m.Role != "system" {
-			keep = append(keep, m)
-			continue
+			out = append(out, m)
 		}
-		extra = append(extra, textBlocks(m.Content)...)
 	}
-	if len(extra) == 0 {
-		return body, msgs
-	}
-	system := textBlocks(top["system"])
-	top["system"], _ = json.Marshal(append(system, extra...))
-	top["messages"], _ = json.Marshal(keep)
-	out, err := json.Marshal(top)
-	if err != nil {
-		return body, msgs
-	}
-	return out, keep
-}
-
-// textBlocks reads content that is a string or a list of blocks as a list
-// of blocks.
-func textBlocks(raw json.RawMessage) []json.RawMessage {
-	var blocks []json.RawMessage
-	if json.Unmarshal(raw, &blocks) == nil {
-		return blocks
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil && s != "" {
-		b, _ := json.Marshal(map[string]string{"type": "text", "text": s})
-		return []json.RawMessage{b}
-	}
-	return nil
+	return out
 }
 
 // canonical is a message with cache_control markers removed and keys

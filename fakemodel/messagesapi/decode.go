@@ -119,7 +119,18 @@ func decode(body []byte, models []loop.ModelInfo, needMaxTokens bool) (*Decoded,
 		return d, invalidf("messages: at least one message is required")
 	}
 	msgs := make([]loop.Message, 0, len(w.Messages))
+	systemMessages := 0
 	for i, wm := range w.Messages {
+		if wm.Role == "system" {
+			// the API takes system messages among the others (the
+			// released agent sends one); they count with the system
+			// prompt and are not the conversation's
+			if c := bytes.TrimSpace(wm.Content); len(c) == 0 || bytes.Equal(c, []byte("null")) {
+				return d, invalidf("messages.%d.content: Field required", i)
+			}
+			systemMessages += (len(wm.Content)+3)/4 + 3
+			continue
+		}
 		m, err := decodeMessage(i, wm, i == len(w.Messages)-1)
 		if err != nil {
 			return d, err
@@ -128,6 +139,10 @@ func decode(body []byte, models []loop.ModelInfo, needMaxTokens bool) (*Decoded,
 		d.Shapes = append(d.Shapes, Shape(m))
 		d.hashes = append(d.hashes, hashMessage(wm))
 	}
+	if len(msgs) == 0 {
+		return d, invalidf("messages: at least one user or assistant message is required")
+	}
+	d.SystemTokens += systemMessages
 	d.Request.Messages = msgs
 	d.Request.Purpose = PurposeOf(msgs)
 	for _, m := range models {

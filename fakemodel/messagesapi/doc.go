@@ -38,6 +38,10 @@
 // aborts. A dropped connection is closed without finishing the response,
 // so the client reads an unexpected EOF.
 //
+// A message with role "system" among the others (the API takes them; the
+// released agent sends one) counts with the system prompt: it is not one
+// of the request's messages.
+//
 // Before the model sees a request, the server validates it as the API
 // does and rejects a broken one with the API's 400 and message, without
 // consuming a step: a body that is not JSON, a missing model or

@@ -40,7 +40,7 @@ func TestRejectsWhatTheAPIRejects(t *testing.T) {
 		{"max_tokens over the model's maximum", withMax(request(true, userText("go")), 64_001),
 			"max_tokens: 64001 > 64000, which is the maximum allowed number of output tokens for claude-test"},
 		{"no messages", request(true), "messages: at least one message is required"},
-		{"bad role", request(true, map[string]any{"role": "system", "content": "x"}), "messages.0.role: Input should be 'user' or 'assistant'"},
+		{"bad role", request(true, map[string]any{"role": "tool", "content": "x"}), "messages.0.role: Input should be 'user' or 'assistant'"},
 		{"empty content", request(true, userText("")), "messages.0: all messages must have non-empty content except for the optional final assistant message"},
 		{"empty block list", request(true, userText("go"), map[string]any{"role": "assistant", "content": []any{}}, userText("go")),
 			"messages.1: all messages must have non-empty content"},
