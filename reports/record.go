@@ -48,6 +48,10 @@ type Header struct {
 	Seed uint64 `json:"seed"`
 	// Episodes is the number of episodes per setting.
 	Episodes int `json:"episodes"`
+	// FirstEpisode is the index of the first episode of each setting the
+	// record holds: 0 but in the record of a shard (simulate -shard),
+	// which holds episodes FirstEpisode to FirstEpisode+Episodes-1.
+	FirstEpisode int `json:"first_episode,omitempty"`
 	// Prices priced the tokens.
 	Prices sim.Prices `json:"prices"`
 	// Checked is set when every episode's invariants were checked.
@@ -222,9 +226,12 @@ func NewRecorder(w io.Writer, h Header) (*Recorder, error) {
 
 // Add records episode ep of setting s. It is safe to call from many
 // goroutines.
-func (r *Recorder) Add(s int, ep *sim.Episode) {
-	row := RowOf(s, ep)
-	j := s*r.header.Episodes + ep.Index
+func (r *Recorder) Add(s int, ep *sim.Episode) { r.AddRow(RowOf(s, ep)) }
+
+// AddRow records a row (of another record: simulate merge joins the
+// records of shards). It is safe to call from many goroutines.
+func (r *Recorder) AddRow(row Row) {
+	j := int(row.Setting)*r.header.Episodes + int(row.Episode) - r.header.FirstEpisode
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if j != r.next {
@@ -398,7 +405,7 @@ func Read(r io.ReaderAt, size int64, name string) (rec *Record, err error) {
 	}
 	for i := range rec.Rows {
 		row := &rec.Rows[i]
-		if s, e := int64(i)/int64(h.Episodes), int64(i)%int64(h.Episodes); int64(row.Setting) != s || row.Episode != e {
+		if s, e := int64(i)/int64(h.Episodes), int64(h.FirstEpisode)+int64(i)%int64(h.Episodes); int64(row.Setting) != s || row.Episode != e {
 			return nil, fmt.Errorf("record %s: row %d is setting %d episode %d, want setting %d episode %d", name, i, row.Setting, row.Episode, s, e)
 		}
 	}

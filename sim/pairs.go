@@ -20,18 +20,20 @@ const (
 type pairs struct {
 	tokens [][]int64
 	failed [][]bool
+	first  int // the index of the first episode kept (a shard's)
 }
 
-// newPairs is the store of a run of settings x episodes, nil when the
-// run is too large.
-func newPairs(settings, episodes int) *pairs {
+// newPairs is the store of episodes [lo, hi) of a run of settings x
+// episodes, nil when the run is too large (the whole run's size
+// decides, so that a shard keeps its pairs when the run would).
+func newPairs(settings, episodes, lo, hi int) *pairs {
 	if settings < 2 || settings > maxPairedSettings || settings*episodes > maxPaired {
 		return nil
 	}
-	p := &pairs{tokens: make([][]int64, settings), failed: make([][]bool, settings)}
+	p := &pairs{tokens: make([][]int64, settings), failed: make([][]bool, settings), first: lo}
 	for i := range settings {
-		p.tokens[i] = make([]int64, episodes)
-		p.failed[i] = make([]bool, episodes)
+		p.tokens[i] = make([]int64, hi-lo)
+		p.failed[i] = make([]bool, hi-lo)
 	}
 	return p
 }
@@ -42,8 +44,8 @@ func (p *pairs) set(s int, ep *Episode) {
 	if p == nil {
 		return
 	}
-	p.tokens[s][ep.Index] = ep.Values[Tokens]
-	p.failed[s][ep.Index] = ep.Failed()
+	p.tokens[s][ep.Index-p.first] = ep.Values[Tokens]
+	p.failed[s][ep.Index-p.first] = ep.Failed()
 }
 
 // tokensP is the two-sided p-value of the paired t test of settings i

@@ -39,7 +39,7 @@ func TestParetoSignificance(t *testing.T) {
 	assert.False(t, unpaired.Distinct(0, 1), "unpaired, 300 episodes cannot tell a few percent apart")
 	assert.Equal(t, []bool{false, true, false}, unpaired.ParetoUncertain())
 
-	big := newPairs(2, maxPaired)
+	big := newPairs(2, maxPaired, 0, maxPaired)
 	assert.Nil(t, big, "a run beyond maxPaired values keeps no pairs")
 }
 

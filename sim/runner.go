@@ -33,6 +33,10 @@ type Config struct {
 	// once and in no fixed order (a recorder orders them by setting and
 	// [Episode.Index]). ep is valid only during the call.
 	OnEpisode func(setting int, ep *Episode)
+	// Shard, if set (Count > 0), plays only the shard's slice of the
+	// episodes of every setting (see [Shard.Range]): the same episodes,
+	// with the same seeds, a whole run plays at those indices.
+	Shard Shard
 }
 
 // Result is a finished simulation.
@@ -51,6 +55,9 @@ type Result struct {
 	// cancelled): Settings hold only the episodes that finished, each
 	// whole, fewer than Episodes.
 	Partial bool
+	// Shard is the shard the run played (Count 0: the whole run); the
+	// aggregates then hold the shard's episodes only.
+	Shard Shard
 
 	// pairs holds each episode's tokens and failure per setting, for the
 	// paired comparisons of the Pareto view; nil when the run was too
@@ -88,8 +95,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	total := len(cfg.Settings) * cfg.Episodes
-	workers = min(workers, total)
+	if err := cfg.Shard.check(cfg.Episodes); err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	lo, hi := cfg.Shard.Range(cfg.Episodes)
+	per := hi - lo
+	total := len(cfg.Settings) * per
+	workers = max(min(workers, total), 1)
 
 	aggs := make([][]*Aggregate, workers)
 	for w := range aggs {
@@ -98,10 +110,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			aggs[w][i] = NewAggregate()
 		}
 	}
-	pairs := newPairs(len(cfg.Settings), cfg.Episodes)
+	pairs := newPairs(len(cfg.Settings), cfg.Episodes, lo, hi)
 	var done atomic.Int64
 	err := forEach(ctx, workers, total, func(w, j int) error {
-		si, index := j/cfg.Episodes, j%cfg.Episodes
+		si, index := j/per, lo+j%per
 		ep, err := RunEpisode(cfg.Settings[si], cfg.Seed, index, cfg.Prices, cfg.Check)
 		if err != nil {
 			return err
@@ -120,7 +132,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil && !interrupted {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	res := &Result{Seed: cfg.Seed, Episodes: cfg.Episodes, Prices: cfg.Prices, Checked: cfg.Check != nil, Partial: interrupted}
+	res := &Result{Seed: cfg.Seed, Episodes: cfg.Episodes, Prices: cfg.Prices, Checked: cfg.Check != nil, Partial: interrupted, Shard: cfg.Shard}
 	if !interrupted {
 		res.pairs = pairs
 	}

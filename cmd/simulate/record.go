@@ -21,12 +21,18 @@ type recording struct {
 
 // startRecording creates the record file and hooks a recorder to cfg.
 func startRecording(file string, p *simPlan, o *simOptions, cfg *sim.Config) (*recording, error) {
+	h := reports.Header{Command: p.command, Seed: o.seed, Episodes: o.episodes, Prices: p.prices, Checked: o.check,
+		Settings: p.settings, Build: buildInfo()}
+	return startRecordingHeader(file, h, cfg)
+}
+
+// startRecordingHeader creates the record file with header h and hooks a
+// recorder to cfg.
+func startRecordingHeader(file string, h reports.Header, cfg *sim.Config) (*recording, error) {
 	f, err := os.Create(file)
 	if err != nil {
 		return nil, fmt.Errorf("-record: %w", err)
 	}
-	h := reports.Header{Command: p.command, Seed: o.seed, Episodes: o.episodes, Prices: p.prices, Checked: o.check,
-		Settings: p.settings, Build: buildInfo()}
 	rec, err := reports.NewRecorder(f, h)
 	if err != nil {
 		f.Close()
@@ -44,6 +50,11 @@ func (r *recording) finish(ctx context.Context) error {
 		r.f.Close()
 		return fmt.Errorf("-record %s: %w", r.file, err)
 	}
+	return r.close(b)
+}
+
+// close closes the record with behaviour b (nil for none).
+func (r *recording) close(b *reports.Behaviour) error {
 	if err := r.rec.Close(b); err != nil {
 		r.f.Close()
 		return fmt.Errorf("-record %s: %w", r.file, err)

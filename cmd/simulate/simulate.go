@@ -59,6 +59,9 @@ type simOptions struct {
 	progress    bool
 	plots       bool
 	record      string
+	shard       string
+	shardEnv    string
+	shards      int
 }
 
 // listFlag is a flag that may be given several times.
@@ -95,6 +98,9 @@ func simFlags(stderr io.Writer) (*flag.FlagSet, *simOptions) {
 	fs.BoolVar(&o.fields, "fields", false, "list the fields -set and -sweep accept, and exit")
 	fs.BoolVar(&o.plots, "plots", true, "draw the plots (false: only the summary and the metrics)")
 	fs.StringVar(&o.record, "record", "", "also write a record of the run to this `file` (Parquet: every episode by seed, the settings,\nthe build, the scenario library's behaviour), for simulate compare")
+	fs.StringVar(&o.shard, "shard", "", "run shard `i/n` only: a slice of the episodes of every setting, written to -out as shard-i-of-n.shard\n(with -record, its rows to shard-i-of-n.parquet beside it) for simulate merge")
+	fs.StringVar(&o.shardEnv, "shard-index-env", "", "take the shard's index from environment `variable` (a Kubernetes Indexed Job's JOB_COMPLETION_INDEX);\n-shard then gives the number of shards alone")
+	fs.IntVar(&o.shards, "shards", 0, "run the simulation as `n` shards, each a process of this binary, and merge them (a quick check of sharding)")
 	fs.BoolVar(&o.progress, "progress", true, "show a progress bar on stderr when it is a terminal")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: simulate [flags]
@@ -151,6 +157,12 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	switch {
+	case plan.shard.Count > 0:
+		return simulateShard(ctx, stop, plan, o, stdout, stderr)
+	case o.shards > 0:
+		return simulateShards(ctx, plan, o, stdout, stderr)
+	}
 	return simulate(ctx, stop, plan, o, stdout, stderr)
 }
 
@@ -161,6 +173,7 @@ type simPlan struct {
 	settings []sim.Setting
 	prices   sim.Prices
 	command  string
+	shard    sim.Shard // Count 0: the whole run
 }
 
 // plan checks the flags and builds the settings.
@@ -227,6 +240,9 @@ func (o *simOptions) plan() (*simPlan, error) {
 		return nil, errors.New("-replay replays one setting: give its values with -set, not -sweep")
 	}
 	p.command = o.command()
+	if p.shard, err = o.shardOf(); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
