@@ -7,18 +7,19 @@ import (
 )
 
 // The Pareto view pairs settings by episode (every setting of a run
-// plays the same episodes) while the run keeps each episode's tokens and
-// failure: at most maxPaired values (9 bytes each) over at most
-// maxPairedSettings settings. Larger runs compare as independent
-// samples, which is conservative.
+// plays the same episodes) while the run keeps each episode's tokens,
+// cost and failure: at most maxPaired values (17 bytes each) over at
+// most maxPairedSettings settings. Larger runs, and axes of other
+// metrics, compare as independent samples, which is conservative.
 const (
 	maxPaired         = 4_000_000
 	maxPairedSettings = 60
 )
 
-// pairs holds each episode's tokens and failure, per setting.
+// pairs holds each episode's tokens, cost and failure, per setting.
 type pairs struct {
 	tokens [][]int64
+	cost   [][]int64 // micro-dollars
 	failed [][]bool
 	first  int // the index of the first episode kept (a shard's)
 }
@@ -30,9 +31,10 @@ func newPairs(settings, episodes, lo, hi int) *pairs {
 	if settings < 2 || settings > maxPairedSettings || settings*episodes > maxPaired {
 		return nil
 	}
-	p := &pairs{tokens: make([][]int64, settings), failed: make([][]bool, settings), first: lo}
+	p := &pairs{tokens: make([][]int64, settings), cost: make([][]int64, settings), failed: make([][]bool, settings), first: lo}
 	for i := range settings {
 		p.tokens[i] = make([]int64, hi-lo)
+		p.cost[i] = make([]int64, hi-lo)
 		p.failed[i] = make([]bool, hi-lo)
 	}
 	return p
@@ -45,13 +47,20 @@ func (p *pairs) set(s int, ep *Episode) {
 		return
 	}
 	p.tokens[s][ep.Index-p.first] = ep.Values[Tokens]
+	p.cost[s][ep.Index-p.first] = ep.Values[CostMicroUSD]
 	p.failed[s][ep.Index-p.first] = ep.Failed()
 }
 
-// tokensP is the two-sided p-value of the paired t test of settings i
-// and j's tokens, episode by episode.
-func (p *pairs) tokensP(i, j int) float64 {
+// has reports whether m is kept per episode: tokens or cost.
+func (p *pairs) has(m Metric) bool { return m == Tokens || m == CostMicroUSD }
+
+// meanP is the two-sided p-value of the paired t test of settings i and
+// j's values of m (tokens or cost), episode by episode.
+func (p *pairs) meanP(m Metric, i, j int) float64 {
 	a, b := p.tokens[i], p.tokens[j]
+	if m == CostMicroUSD {
+		a, b = p.cost[i], p.cost[j]
+	}
 	n := len(a)
 	if n < 2 {
 		return 1

@@ -1,115 +1,31 @@
 package sim
 
 import (
-	"cmp"
 	"image/color"
-	"slices"
+	"math"
+	"strings"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// PlotPareto draws each setting as a point, mean tokens per episode
-// against failure rate, with 95% intervals on both axes (t, Wilson), the
-// Pareto front (settings no other beats on both) joined and labelled, and
+// PlotPareto draws each setting as a point on the Pareto axes
+// ([Result.ParetoAxes]: mean cost per episode against failure rate
+// unless chosen otherwise), with 95% intervals on both axes (t, Wilson),
+// the settings on the Pareto front (those no other beats on both) ringed,
 // the settings off the front that no setting beating them beats
-// significantly ([Result.ParetoUncertain]) marked by squares; it writes
-// dir/pareto.png and .svg.
+// significantly ([Result.ParetoUncertain]) boxed, and every point
+// labelled, by a leader line where its neighbours leave no room beside
+// it. Nothing joins the points: there is nothing between two settings.
+// It writes dir/pareto.png and .svg.
 func PlotPareto(dir string, r *Result) ([]string, error) {
-	w, h := paretoWidth, paretoHeight
-	front := r.ParetoFront()
-	labels := r.Labels()
-	var all, onFront plotter.XYs
-	for i, s := range r.Settings {
-		xy := plotter.XY{X: s.Aggregate.Mean(Tokens), Y: 100 * s.Aggregate.FailureRate()}
-		all = append(all, xy)
-		if front[i] {
-			onFront = append(onFront, xy)
-		}
-	}
-	slices.SortFunc(onFront, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
-	lo, hi, top := all[0].X, all[0].X, 0.0
-	for _, s := range r.Settings { // the intervals fit in the frame
-		tc, fc := s.Aggregate.MeanInterval(Tokens), s.Aggregate.FailureInterval()
-		lo, hi, top = min(lo, max(tc.Lo, 0)), max(hi, tc.Hi), max(top, 100*fc.Hi)
-	}
-	span := max(hi-lo, hi*0.1)
-	xmin, xmax := max(lo-0.1*span, 0), hi+0.45*span // room for labels on the right
-	ymax := max(top*1.1, 1)
-
-	p := newPlot("Tokens against failures (lower left is better)", "mean tokens per episode", "failure rate (% of episodes)")
-	p.X.Tick.Marker = countTicks{}
-	p.Y.Tick.Marker = countTicks{suffix: "%"}
-	p.Y.Min = 0
-	var errs xyErrPoints
-	for _, s := range r.Settings {
-		a := s.Aggregate
-		x, y := a.Mean(Tokens), 100*a.FailureRate()
-		tc, fc := a.MeanInterval(Tokens), a.FailureInterval()
-		errs = append(errs, struct{ x, y, xlo, xhi, ylo, yhi float64 }{x, y, x - max(tc.Lo, 0), tc.Hi - x, y - 100*fc.Lo, 100*fc.Hi - y})
-	}
-	xb, err := plotter.NewXErrorBars(errs)
+	p, _, err := paretoPlot(r)
 	if err != nil {
 		return nil, err
 	}
-	yb, err := plotter.NewYErrorBars(errs)
-	if err != nil {
-		return nil, err
-	}
-	barColor := color.Gray{Y: 170}
-	xb.Color, yb.Color = barColor, barColor
-	p.Add(xb, yb)
-	pts, err := plotter.NewScatter(all)
-	if err != nil {
-		return nil, err
-	}
-	pts.GlyphStyle = draw.GlyphStyle{Shape: draw.CircleGlyph{}, Color: colorOf(0), Radius: vg.Points(3)}
-	p.Add(pts)
-	p.Legend.Add("setting", pts)
-	if len(onFront) > 1 {
-		ln, err := plotter.NewLine(onFront)
-		if err != nil {
-			return nil, err
-		}
-		ln.Color, ln.Width, ln.Dashes = colorOf(3), vg.Points(1), []vg.Length{vg.Points(4), vg.Points(2)}
-		p.Add(ln)
-		p.Legend.Add("Pareto front", ln)
-	}
-	fp, err := plotter.NewScatter(onFront)
-	if err != nil {
-		return nil, err
-	}
-	fp.GlyphStyle = draw.GlyphStyle{Shape: draw.RingGlyph{}, Color: colorOf(3), Radius: vg.Points(5)}
-	p.Add(fp)
-	var unsure plotter.XYs
-	for i, u := range r.ParetoUncertain() {
-		if u {
-			unsure = append(unsure, all[i])
-		}
-	}
-	if len(unsure) > 0 {
-		up, err := plotter.NewScatter(unsure)
-		if err != nil {
-			return nil, err
-		}
-		up.GlyphStyle = draw.GlyphStyle{Shape: draw.SquareGlyph{}, Color: colorOf(1), Radius: vg.Points(5)}
-		p.Add(up)
-		p.Legend.Add("off the front, not significantly beaten", up)
-	}
-	labelled, names := placeLabels(all, labels, front, xmin, xmax, ymax, w, h)
-	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: labelled, Labels: names})
-	if err != nil {
-		return nil, err
-	}
-	for i := range lb.TextStyle {
-		lb.TextStyle[i].Font.Size = vg.Points(8)
-	}
-	lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(2)}
-	p.Add(lb)
-	p.Legend.Top = true
-	p.X.Min, p.X.Max, p.Y.Max = xmin, xmax, ymax
-	return saveFigure(dir, "pareto", w, h, func(dc draw.Canvas) { p.Draw(dc) })
+	return saveFigure(dir, "pareto", paretoWidth, paretoHeight, func(dc draw.Canvas) { p.Draw(dc) })
 }
 
 // The Pareto figure's size.
@@ -118,41 +34,231 @@ const (
 	paretoHeight = vg.Inch * 6
 )
 
-// placeLabels picks the points to label so that no two labels overlap:
-// the front first, then the rest in order, each kept only if its box (an
-// estimate, from the font size and the plot area) is clear of those kept
-// before it and of the legend in the top right corner.
-func placeLabels(xys plotter.XYs, labels []string, front []bool, xmin, xmax, ymax float64, w, h vg.Length) (plotter.XYs, []string) {
-	const fontPts, charPts = 8.0, 4.4            // an 8-point font's height and mean advance
-	areaW, areaH := w.Points()-80, h.Points()-70 // the plot area, less the axes and title
-	type box struct{ x0, y0, x1, y1 float64 }
-	taken := []box{{areaW - 110, areaH - 30, areaW, areaH}} // the legend
-	var out plotter.XYs
-	var names []string
-	order := make([]int, 0, len(xys))
-	for _, want := range []bool{true, false} {
-		for i := range xys {
+// paretoPlot is the Pareto view of r as a plot, and its labels.
+func paretoPlot(r *Result) (*plot.Plot, *pointLabels, error) {
+	ax := r.ParetoAxes()
+	front, unsureMarks := r.ParetoFront(), r.ParetoUncertain()
+	labels := r.Labels()
+	scale := func(a ParetoAxis) float64 {
+		switch {
+		case a.Failure:
+			return 100
+		case a.Metric.Unit() == "usd":
+			return 1e-6
+		}
+		return 1
+	}
+	sx, sy := scale(ax.X), scale(ax.Y)
+	var all, onFront, unsure plotter.XYs
+	var errs xyErrPoints
+	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for i, s := range r.Settings {
+		x, xc := ax.X.value(s.Aggregate)
+		y, yc := ax.Y.value(s.Aggregate)
+		x, y = x*sx, y*sy
+		xc, yc = Interval{max(xc.Lo, 0) * sx, xc.Hi * sx}, Interval{max(yc.Lo, 0) * sy, yc.Hi * sy}
+		xy := plotter.XY{X: x, Y: y}
+		all = append(all, xy)
+		if front[i] {
+			onFront = append(onFront, xy)
+		}
+		if unsureMarks[i] {
+			unsure = append(unsure, xy)
+		}
+		errs = append(errs, struct{ x, y, xlo, xhi, ylo, yhi float64 }{x, y, x - xc.Lo, xc.Hi - x, y - yc.Lo, yc.Hi - y})
+		xlo, xhi, ylo, yhi = min(xlo, xc.Lo), max(xhi, xc.Hi), min(ylo, yc.Lo), max(yhi, yc.Hi)
+	}
+	// room around the intervals, more on the right and at the top for
+	// the labels and the legend
+	xspan, yspan := max(xhi-xlo, math.Abs(xhi)*0.1, 1e-9), max(yhi-ylo, math.Abs(yhi)*0.1, 1e-9)
+	title := ax.X.short() + " against " + ax.Y.short() + " (lower left is better; 95% intervals)"
+	p := newPlot(strings.ToUpper(title[:1])+title[1:], axisLabel(ax.X), axisLabel(ax.Y))
+	p.X.Tick.Marker, p.Y.Tick.Marker = axisTicks(ax.X), axisTicks(ax.Y)
+	p.X.Min, p.X.Max = max(xlo-0.08*xspan, 0), xhi+0.35*xspan
+	p.Y.Min, p.Y.Max = max(ylo-0.08*yspan, 0), yhi+0.3*yspan
+
+	xb, err := plotter.NewXErrorBars(errs)
+	if err != nil {
+		return nil, nil, err
+	}
+	yb, err := plotter.NewYErrorBars(errs)
+	if err != nil {
+		return nil, nil, err
+	}
+	barColor := color.Gray{Y: 170}
+	xb.Color, yb.Color = barColor, barColor
+	p.Add(xb, yb)
+	pts, err := plotter.NewScatter(all)
+	if err != nil {
+		return nil, nil, err
+	}
+	pts.GlyphStyle = draw.GlyphStyle{Shape: draw.CircleGlyph{}, Color: colorOf(0), Radius: vg.Points(3)}
+	p.Add(pts)
+	p.Legend.Add("setting", pts)
+	if len(onFront) > 0 {
+		fp, err := plotter.NewScatter(onFront)
+		if err != nil {
+			return nil, nil, err
+		}
+		fp.GlyphStyle = draw.GlyphStyle{Shape: draw.RingGlyph{}, Color: colorOf(3), Radius: vg.Points(6)}
+		p.Add(fp)
+		p.Legend.Add("on the Pareto front", fp)
+	}
+	if len(unsure) > 0 {
+		up, err := plotter.NewScatter(unsure)
+		if err != nil {
+			return nil, nil, err
+		}
+		up.GlyphStyle = draw.GlyphStyle{Shape: draw.SquareGlyph{}, Color: colorOf(1), Radius: vg.Points(6)}
+		p.Add(up)
+		p.Legend.Add("off the front, not significantly beaten", up)
+	}
+	p.Legend.Top = true
+	order := make([]int, 0, len(all))
+	for _, want := range []bool{true, false} { // the front's labels first: they get the best places
+		for i := range all {
 			if front[i] == want {
 				order = append(order, i)
 			}
 		}
 	}
-	for _, i := range order {
-		x := (xys[i].X - xmin) / (xmax - xmin) * areaW
-		y := xys[i].Y / ymax * areaH
-		b := box{x + 5, y - 2, x + 7 + charPts*float64(len(labels[i])), y + fontPts + 2}
-		clear := b.x1 <= areaW
+	pl := &pointLabels{xys: all, labels: labels, order: order, legend: &p.Legend}
+	p.Add(pl)
+	return p, pl, nil
+}
+
+// axisLabel names a Pareto axis with its unit.
+func axisLabel(a ParetoAxis) string {
+	switch {
+	case a.Failure:
+		return "failure rate (% of episodes)"
+	case a.Metric.Unit() == "usd":
+		return "mean cost per episode (USD)"
+	}
+	return a.String()
+}
+
+// axisTicks labels a Pareto axis.
+func axisTicks(a ParetoAxis) plot.Ticker {
+	switch {
+	case a.Failure:
+		return countTicks{suffix: "%"}
+	case a.Metric.Unit() == "usd":
+		return dollarTicks{}
+	}
+	return countTicks{}
+}
+
+// dollarTicks labels an axis of dollars: $0.95, $1.2.
+type dollarTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (dollarTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := (plot.DefaultTicks{}).Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = "$" + ts[i].Label
+		}
+	}
+	return ts
+}
+
+// pointLabels writes a label beside each point where it overlaps no
+// other label, point or the legend, trying the eight places around the
+// point, then the same directions farther out with a leader line; it
+// labels every point, overlapping only when nothing is free.
+type pointLabels struct {
+	xys    plotter.XYs
+	labels []string
+	order  []int // the points in the order they choose their places
+	legend *plot.Legend
+
+	// placed are the label boxes of the last Plot, in canvas points, by
+	// point; for tests.
+	placed []vg.Rectangle
+}
+
+// labelFontSize is the labels' size.
+const labelFontSize = 8
+
+// Plot implements plot.Plotter.
+func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	sty := p.Legend.TextStyle
+	sty.Font.Size = vg.Points(labelFontSize)
+	sty.Color = color.Black
+	sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
+	pts := make([]vg.Point, len(l.xys))
+	var taken []vg.Rectangle
+	const r = vg.Length(6) // a point's glyph, ring included
+	for i, xy := range l.xys {
+		pts[i] = vg.Point{X: trX(xy.X), Y: trY(xy.Y)}
+		taken = append(taken, vg.Rectangle{Min: vg.Point{X: pts[i].X - r, Y: pts[i].Y - r}, Max: vg.Point{X: pts[i].X + r, Y: pts[i].Y + r}})
+	}
+	if l.legend != nil {
+		lr := l.legend.Rectangle(c)
+		w, h := lr.Max.X-lr.Min.X, lr.Max.Y-lr.Min.Y
+		taken = append(taken, vg.Rectangle{Min: vg.Point{X: c.Max.X - w - 4, Y: c.Max.Y - h - 4}, Max: c.Max})
+	}
+	overlaps := func(b vg.Rectangle) bool {
+		if b.Min.X < c.Min.X || b.Max.X > c.Max.X || b.Min.Y < c.Min.Y || b.Max.Y > c.Max.Y {
+			return true
+		}
 		for _, t := range taken {
-			if b.x0 < t.x1 && t.x0 < b.x1 && b.y0 < t.y1 && t.y0 < b.y1 {
-				clear = false
+			if b.Min.X < t.Max.X && t.Min.X < b.Max.X && b.Min.Y < t.Max.Y && t.Min.Y < b.Max.Y {
+				return true
+			}
+		}
+		return false
+	}
+	// directions: right, left, up-right, down-right, up-left, down-left, up, down
+	dirs := [][2]float64{{1, 0}, {-1, 0}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}, {0, 1}, {0, -1}}
+	lead := draw.LineStyle{Color: color.Gray{Y: 120}, Width: vg.Points(0.5)}
+	l.placed = make([]vg.Rectangle, len(l.xys))
+	for _, i := range l.order {
+		w, h := sty.Width(l.labels[i]), sty.Height(l.labels[i])
+		box := func(d [2]float64, dist vg.Length) vg.Rectangle {
+			// the label's anchor: its nearest corner or edge middle, dist from the point
+			ax, ay := pts[i].X+vg.Length(d[0])*dist, pts[i].Y+vg.Length(d[1])*dist
+			x0 := ax - w/2
+			if d[0] > 0 {
+				x0 = ax
+			} else if d[0] < 0 {
+				x0 = ax - w
+			}
+			y0 := ay - h/2
+			if d[1] > 0 {
+				y0 = ay
+			} else if d[1] < 0 {
+				y0 = ay - h
+			}
+			return vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x0 + w, Y: y0 + h}}
+		}
+		chosen, leader, found := box(dirs[0], r+2), false, false
+		for _, dist := range []vg.Length{r + 2, 20, 36, 54, 75, 100} {
+			for _, d := range dirs {
+				if b := box(d, dist); !overlaps(b) {
+					chosen, leader, found = b, dist > r+2, true
+					break
+				}
+			}
+			if found {
 				break
 			}
 		}
-		if clear {
-			taken = append(taken, b)
-			out = append(out, xys[i])
-			names = append(names, labels[i])
+		taken = append(taken, chosen)
+		l.placed[i] = chosen
+		if leader {
+			// from the point's edge to the label's nearest point
+			nx := min(max(pts[i].X, chosen.Min.X), chosen.Max.X)
+			ny := min(max(pts[i].Y, chosen.Min.Y), chosen.Max.Y)
+			dx, dy := float64(nx-pts[i].X), float64(ny-pts[i].Y)
+			n := math.Hypot(dx, dy)
+			start := vg.Point{X: pts[i].X + vg.Length(dx/n)*(r-1), Y: pts[i].Y + vg.Length(dy/n)*(r-1)}
+			c.StrokeLine2(lead, start.X, start.Y, nx, ny)
 		}
+		// a light backing keeps the label readable over the error bars
+		c.FillPolygon(color.NRGBA{255, 255, 255, 210}, []vg.Point{chosen.Min, {X: chosen.Max.X, Y: chosen.Min.Y}, chosen.Max, {X: chosen.Min.X, Y: chosen.Max.Y}})
+		c.FillText(sty, chosen.Min, l.labels[i])
 	}
-	return out, names
 }

@@ -138,22 +138,45 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	})
 
 	if len(r.Settings) > 1 {
-		md.line("## Pareto front: tokens against failures")
+		ax := r.ParetoAxes()
+		md.linef("## Pareto front: %s against %s", ax.X.short(), ax.Y.short())
 		md.line("")
-		tests := "paired by episode (every setting played the same episodes): the paired t test for mean tokens, McNemar's exact test for the failure rate"
-		if !r.Paired() {
-			tests = "as independent samples: Welch's t for mean tokens, the two-proportion z test for the failure rate"
+		test := func(a ParetoAxis) string {
+			switch {
+			case a.Failure && r.Paired():
+				return "McNemar's exact test for the failure rate"
+			case a.Failure:
+				return "the two-proportion z test for the failure rate"
+			case r.Paired():
+				return "the paired t test for " + a.String()
+			}
+			return "Welch's t for " + a.String()
 		}
-		md.line("The settings no other setting beats on both mean tokens per episode and failure rate, and the settings each is not significantly different from " +
-			"(neither figure differs at 5%, " + tests + "; more episodes could reorder them):")
+		tests := "paired by episode (every setting played the same episodes): " + test(ax.X) + ", " + test(ax.Y)
+		if !r.Paired() {
+			tests = "as independent samples: " + test(ax.X) + ", " + test(ax.Y)
+		}
+		md.linef("The settings no other setting beats on both %s and %s (choose the axes with -pareto), and the settings each is not significantly different from "+
+			"(neither figure differs at 5%%, %s; more episodes could reorder them):", ax.X, ax.Y, tests)
 		md.line("")
 		front, uncertain := r.ParetoFront(), r.ParetoUncertain()
+		figure := func(a ParetoAxis, agg *Aggregate) string {
+			if a.Failure {
+				return FormatRate(agg.Failures(), agg.Episodes) + " failures"
+			}
+			m := a.Metric
+			unit := " " + m.String() + " per episode"
+			if m.Unit() == "usd" {
+				unit = " per episode"
+			}
+			return meanPM(agg, m, a.format) + unit
+		}
 		for i, on := range front {
 			if !on {
 				continue
 			}
 			a := r.Settings[i].Aggregate
-			line := fmt.Sprintf("- %s: %s tokens per episode, %s failures", labels[i], meanPM(a, Tokens, FormatTokens), FormatRate(a.Failures(), a.Episodes))
+			line := fmt.Sprintf("- %s: %s, %s", labels[i], figure(ax.X, a), figure(ax.Y, a))
 			var same []string
 			for j := range r.Settings {
 				if j != i && !r.Distinct(i, j) {

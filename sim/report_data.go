@@ -35,7 +35,8 @@ type SettingSummary struct {
 	Failures    int      `json:"failures"`
 	FailureRate float64  `json:"failure_rate"`
 	FailureCI   Interval `json:"failure_rate_ci"`
-	ParetoFront bool     `json:"pareto_front"`
+	// ParetoFront marks a setting on the front of the Pareto axes.
+	ParetoFront bool `json:"pareto_front"`
 	// ParetoUncertain marks a setting off the front that no setting
 	// beating it beats significantly (see [Result.ParetoUncertain]).
 	ParetoUncertain bool                     `json:"pareto_uncertain"`
@@ -80,10 +81,12 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 		Episodes    int              `json:"episodes"`
 		Prices      Prices           `json:"prices"`
 		Checked     bool             `json:"invariants_checked"`
+		ParetoAxes  []string         `json:"pareto_axes"`
 		Settings    []SettingSummary `json:"settings"`
 		Calibration []CalibrationRow `json:"calibration,omitempty"`
 		Partial     bool             `json:"partial,omitempty"`
-	}{rep.Command, r.Seed, r.Episodes, r.Prices, r.Checked, r.Summaries(), rep.Calibration, r.Partial}
+	}{rep.Command, r.Seed, r.Episodes, r.Prices, r.Checked, []string{r.ParetoAxes().X.Name(), r.ParetoAxes().Y.Name()},
+		r.Summaries(), rep.Calibration, r.Partial}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(doc); err != nil {

@@ -59,10 +59,12 @@ type Result struct {
 	// aggregates then hold the shard's episodes only.
 	Shard Shard
 
-	// pairs holds each episode's tokens and failure per setting, for the
+	// pairs holds each episode's tokens, cost and failure per setting, for the
 	// paired comparisons of the Pareto view; nil when the run was too
 	// large to keep them (see maxPaired) or was interrupted.
 	pairs *pairs
+	// axes are the Pareto view's axes; nil: DefaultParetoAxes.
+	axes *ParetoAxes
 }
 
 // SettingResult is one setting's aggregate.

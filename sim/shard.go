@@ -128,9 +128,11 @@ type ShardFile struct {
 	Done    int
 	// Seconds is how long the shard ran (shown, never compared).
 	Seconds float64
-	// Tokens and Failed are each episode's tokens and failure per
-	// setting, over the shard's range; nil when the run keeps none.
+	// Tokens, Cost and Failed are each episode's tokens, cost
+	// (micro-dollars) and failure per setting, over the shard's range;
+	// nil when the run keeps none.
 	Tokens [][]int64
+	Cost   [][]int64
 	Failed [][]bool
 }
 
@@ -164,7 +166,7 @@ func NewShardFile(r *Result, run map[string]string, seconds float64) *ShardFile 
 		f.Done += a.Episodes
 	}
 	if r.pairs != nil {
-		f.Tokens, f.Failed = r.pairs.tokens, r.pairs.failed
+		f.Tokens, f.Cost, f.Failed = r.pairs.tokens, r.pairs.cost, r.pairs.failed
 	}
 	return f
 }
@@ -291,17 +293,18 @@ func MergeShards(settings []Setting, files []*ShardFile, names []string) (*Resul
 	for _, k := range byIndex {
 		f := files[k]
 		lo, hi := f.Shard.Range(f.Episodes)
-		if (p == nil) != (f.Tokens == nil) || (p != nil && (len(f.Tokens) != len(settings) || len(f.Failed) != len(settings))) {
+		if (p == nil) != (f.Tokens == nil) || (p != nil && (len(f.Tokens) != len(settings) || len(f.Cost) != len(settings) || len(f.Failed) != len(settings))) {
 			return nil, fmt.Errorf("merge: %s: the per-episode pairs do not match the run's size", names[k])
 		}
 		if p == nil {
 			continue
 		}
 		for s := range settings {
-			if len(f.Tokens[s]) != hi-lo || len(f.Failed[s]) != hi-lo {
+			if len(f.Tokens[s]) != hi-lo || len(f.Cost[s]) != hi-lo || len(f.Failed[s]) != hi-lo {
 				return nil, fmt.Errorf("merge: %s: %d pairs for episodes %d to %d", names[k], len(f.Tokens[s]), lo, hi-1)
 			}
 			copy(p.tokens[s][lo:hi], f.Tokens[s])
+			copy(p.cost[s][lo:hi], f.Cost[s])
 			copy(p.failed[s][lo:hi], f.Failed[s])
 		}
 	}

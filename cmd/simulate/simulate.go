@@ -62,6 +62,7 @@ type simOptions struct {
 	shard       string
 	shardEnv    string
 	shards      int
+	pareto      string
 }
 
 // listFlag is a flag that may be given several times.
@@ -94,7 +95,8 @@ func simFlags(stderr io.Writer) (*flag.FlagSet, *simOptions) {
 	fs.StringVar(&o.workload, "workload", "", "run on the workload `file` written by simulate calibrate (fitted to your session logs) instead of the built-in one")
 	fs.IntVar(&o.calibrate, "calibrate", 2_000, "episodes of the calibration comparison")
 	fs.StringVar(&o.replay, "replay", "", "replay the episode with this `seed` (printed beside each violation) under the first profile\nand the -set overrides, print its trace, and check it")
-	fs.BoolVar(&o.json, "json", false, "with -replay: print the trace as JSON Lines")
+	fs.BoolVar(&o.json, "json", false, "print the summary as JSON on stdout (what metrics.json holds; the one-line-per-setting table goes to stderr);\nwith -replay: the trace as JSON Lines")
+	fs.StringVar(&o.pareto, "pareto", sim.DefaultParetoAxes.String(), "the Pareto view's axes `x,y`, both minimised: failure_rate or a metric's mean per episode\n(tokens, cost_usd, wasted_tokens, requests, ...: the names of metrics.csv)")
 	fs.BoolVar(&o.fields, "fields", false, "list the fields -set and -sweep accept, and exit")
 	fs.BoolVar(&o.plots, "plots", true, "draw the plots (false: only the summary and the metrics)")
 	fs.StringVar(&o.record, "record", "", "also write a record of the run to this `file` (Parquet: every episode by seed, the settings,\nthe build, the scenario library's behaviour), for simulate compare")
@@ -172,6 +174,7 @@ type simPlan struct {
 	sweeps   []sim.Sweep
 	settings []sim.Setting
 	prices   sim.Prices
+	pareto   sim.ParetoAxes
 	command  string
 	shard    sim.Shard // Count 0: the whole run
 }
@@ -199,6 +202,9 @@ func (o *simOptions) plan() (*simPlan, error) {
 	var err error
 	if p.prices, err = sim.ParsePrices(o.prices, sim.DefaultPrices); err != nil {
 		return nil, fmt.Errorf("-prices: %w", err)
+	}
+	if p.pareto, err = sim.ParseParetoAxes(o.pareto); err != nil {
+		return nil, fmt.Errorf("-pareto: %w", err)
 	}
 	for _, name := range strings.Split(o.profiles, ",") {
 		s, err := sim.NewSetting(strings.TrimSpace(name))
@@ -265,6 +271,9 @@ func (o *simOptions) command() string {
 	if o.prices != sim.DefaultPrices.String() {
 		parts = append(parts, "-prices "+o.prices)
 	}
+	if o.pareto != sim.DefaultParetoAxes.String() {
+		parts = append(parts, "-pareto "+o.pareto)
+	}
 	if !o.check {
 		parts = append(parts, "-check=false")
 	}
@@ -305,6 +314,9 @@ func simulate(ctx context.Context, stopSignals func(), p *simPlan, o *simOptions
 	start := time.Now() // for the closing line only: nothing decides on it
 	res, err := sim.Run(ctx, cfg)
 	bar.done()
+	if res != nil {
+		res.SetParetoAxes(p.pareto)
+	}
 	if err != nil && res != nil && res.Partial {
 		stopSignals()
 		if rec != nil {
@@ -333,10 +345,20 @@ func simulate(ctx context.Context, stopSignals func(), p *simPlan, o *simOptions
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return simExitFailed
 	}
-	writeBrief(stdout, res, elapsed)
-	fmt.Fprintf(stdout, "\nwrote %s (with %d plots, PNG and SVG), metrics.csv and metrics.json\n",
+	// with -json stdout holds the summary's JSON alone: the table, the
+	// files written and the violations go to stderr
+	human := stdout
+	if o.json {
+		human = stderr
+		if err := rep.WriteJSON(stdout); err != nil {
+			fmt.Fprintf(stderr, "simulate: %v\n", err)
+			return simExitFailed
+		}
+	}
+	writeBrief(human, res, elapsed)
+	fmt.Fprintf(human, "\nwrote %s (with %d plots, PNG and SVG), metrics.csv and metrics.json\n",
 		filepath.Join(o.out, "summary.md"), len(rep.Figures))
-	if writeViolations(stdout, res) > 0 {
+	if writeViolations(human, res) > 0 {
 		return simExitViolations
 	}
 	return simExitOK
@@ -350,8 +372,16 @@ func writePartial(res *sim.Result, p *simPlan, o *simOptions, stdout, stderr io.
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return simExitFailed
 	}
-	writeViolations(stdout, res)
-	fmt.Fprintf(stdout, "interrupted: wrote %s and the metrics of the episodes that finished, marked partial\n", filepath.Join(o.out, "summary.md"))
+	human := stdout
+	if o.json {
+		human = stderr
+		if err := rep.WriteJSON(stdout); err != nil {
+			fmt.Fprintf(stderr, "simulate: %v\n", err)
+			return simExitFailed
+		}
+	}
+	writeViolations(human, res)
+	fmt.Fprintf(human, "interrupted: wrote %s and the metrics of the episodes that finished, marked partial\n", filepath.Join(o.out, "summary.md"))
 	return simExitInterrupted
 }
 
@@ -464,7 +494,7 @@ func writePlots(rep *sim.Report, p *simPlan, dir string) error {
 	}
 	figures = append(figures, []figure{
 		{func() ([]string, error) { return sim.PlotTokens(dir, res) },
-			"Distribution of tokens per episode (input + output of the successful requests), log scale, per setting."},
+			"Distribution of tokens per episode (input + output of the successful requests), log scale: one tile per setting on shared axes, its median dashed, the first setting in grey behind the others."},
 		{func() ([]string, error) { return sim.PlotTerminals(dir, res) },
 			"Share of episodes that did not complete, by terminal, per setting."},
 	}...)
@@ -474,7 +504,8 @@ func writePlots(rep *sim.Report, p *simPlan, dir string) error {
 	}
 	if len(res.Settings) > 1 {
 		figures = append(figures, figure{func() ([]string, error) { return sim.PlotPareto(dir, res) },
-			"Each setting's mean tokens per episode against its failure rate, with 95% intervals on both axes; the Pareto front is joined; squares mark settings off the front that no setting beating them beats significantly."})
+			"Each setting's " + p.pareto.X.String() + " against its " + p.pareto.Y.String() + " (-pareto chooses the axes), with 95% intervals on both axes and every setting labelled; " +
+				"rings mark the Pareto front (the settings no other beats on both), squares the settings off the front that no setting beating them beats significantly. Nothing joins the points: no setting lies between two."})
 	}
 	for _, f := range figures {
 		files, err := f.plot()
