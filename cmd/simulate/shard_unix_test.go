@@ -8,6 +8,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,4 +37,30 @@ func TestInterruptedShardIsPartial(t *testing.T) {
 	code, _, stderr = runCLI(t, "merge", "-out", t.TempDir(), file)
 	assert.Equal(t, simExitBadInput, code)
 	assert.Contains(t, stderr, file+": shard 1/2 was interrupted after")
+}
+
+// TestInterruptedLocalShards: Ctrl-C during -shards reaches every shard
+// process; each writes what finished, marked partial, nothing is merged,
+// and the run exits 130.
+func TestInterruptedLocalShards(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	shardExecutable = func() (string, error) { return exe, nil }
+	t.Setenv(childEnv, "1")
+	dir := t.TempDir()
+	timer := time.AfterFunc(2*time.Second, func() { _ = syscall.Kill(os.Getpid(), syscall.SIGINT) })
+	defer timer.Stop()
+	code, stdout, stderr := runCLI(t, "-n", "1000000", "-workers", "2", "-transcripts", "", "-shards", "2", "-out", dir)
+	require.Equal(t, simExitInterrupted, code, stderr)
+	assert.Contains(t, stderr, "interrupted: the shards wrote what finished to "+filepath.Join(dir, "shards"))
+	assert.NotContains(t, stdout, "merged")
+	files, err := filepath.Glob(filepath.Join(dir, "shards", "shard-*.shard"))
+	require.NoError(t, err)
+	for _, f := range files {
+		code, _, stderr := runCLI(t, "merge", "-out", t.TempDir(), f)
+		assert.Equal(t, simExitBadInput, code)
+		assert.Contains(t, stderr, "was interrupted after", f)
+	}
+	_, err = os.Stat(filepath.Join(dir, "summary.md"))
+	assert.True(t, os.IsNotExist(err), "nothing merged")
 }

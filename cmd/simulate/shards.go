@@ -62,8 +62,13 @@ func simulateShards(ctx context.Context, p *simPlan, o *simOptions, stdout, stde
 		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 		cmd.WaitDelay = time.Minute
 		cmd.Stdout, cmd.Stderr = &logs[i], &logs[i]
+		detach(cmd)
 		if err := cmd.Start(); err != nil {
+			if ctx.Err() != nil {
+				break // interrupted before every shard started: the started ones stop, below
+			}
 			fmt.Fprintf(stderr, "simulate: -shards: shard %s: %v\n", sh, err)
+			wg.Wait()
 			return simExitFailed
 		}
 		wg.Go(func() {
