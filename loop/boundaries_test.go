@@ -1,0 +1,144 @@
+package loop_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// usageModel answers every request with one text block and the usage
+// it is given, whatever the request's size.
+type usageModel struct {
+	usage loop.Usage
+}
+
+func (m usageModel) Stream(ctx context.Context, req loop.Request, yield func(loop.Block)) (loop.Response, error) {
+	yield(loop.Block{Type: loop.BlockText, Text: "done"})
+	return loop.Response{StopReason: loop.StopEndTurn, Usage: m.usage}, nil
+}
+
+// runModel runs the seed policy on sonnet against model from one prompt.
+func runModel(t *testing.T, model loop.Model) *loop.Result {
+	t.Helper()
+	res, err := loop.Run(context.Background(), loop.Config{Policy: loop.Seed(), Model: model, Primary: sonnet,
+		Tools: &fakemodel.Tools{}}, []loop.Message{loop.UserText("fix the bug")})
+	require.NoError(t, err)
+	return res
+}
+
+// §3: a refill exactly the window's number of replies after a compaction
+// is a rapid one; the claude-code test shows one a reply later is not.
+func TestRapidRefillWindowIncludesItsLastReply(t *testing.T) {
+	tools := &fakemodel.Tools{Default: fakemodel.Tool{Tokens: 700}, ByName: map[string]fakemodel.Tool{"Bash": {Tokens: 63_000}}}
+	small := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}}, OutputTokens: 100}
+	large := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Bash"}}, OutputTokens: 100}
+	initial := []loop.Message{{Role: loop.RoleUser, Tokens: 66_000, Blocks: []loop.Block{{Type: loop.BlockText, Text: "paste"}}},
+		{Role: loop.RoleAssistant, Tokens: 500, Blocks: []loop.Block{{Type: loop.BlockText, Text: "ok"}}},
+		{Role: loop.RoleUser, Tokens: 500, Blocks: []loop.Block{{Type: loop.BlockText, Text: "go"}}},
+		{Role: loop.RoleAssistant, Tokens: 500, Blocks: []loop.Block{{Type: loop.BlockText, Text: "ok"}}},
+		{Role: loop.RoleUser, Tokens: 500, Blocks: []loop.Block{{Type: loop.BlockText, Text: "go on"}}}}
+	script := []fakemodel.Step{summary, small, small, large, summary, small, small, small, summary, textStep}
+	for window, want := range map[string][]int{"2": {0, 0, 0}, "3": {0, 1, 2}} {
+		res, _ := ccRun(t, fixture{initial: initial, tools: tools, script: script}, "context_window", "100000",
+			"tool_result_budget", "0", "rapid_refill_window", window)
+		require.Equal(t, loop.Completed, res.Terminal, sequence(res.Trace))
+		var rapid []int
+		for _, c := range events[loop.Compaction](res.Trace) {
+			assert.True(t, c.OK, "window %s: compaction %+v", window, c)
+			rapid = append(rapid, c.RapidRefill)
+		}
+		if diff := cmp.Diff(want, rapid); diff != "" {
+			t.Errorf("window %s: rapid refill counts (-want +got):\n%s", window, diff)
+		}
+	}
+}
+
+// A compactor may report a 0-token summary ("estimate it"): the
+// compaction succeeds and the summary gets the estimator's size.
+func TestZeroTokenSummaryIsEstimated(t *testing.T) {
+	text := "<summary>the work so far</summary>"
+	compactor := &fakemodel.Compactor{Outcomes: []fakemodel.CompactOutcome{{Summary: text}}}
+	res, _ := run(t, fixture{initial: bigHistory(3, 1_000), compactor: compactor, script: []fakemodel.Step{ptl, textStep}})
+	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{loop.ReactiveCompactRetry}, Turn: 1, Requests: 2,
+		Attempted: true})
+	var sum []loop.Message
+	for _, m := range res.State.Messages {
+		if m.CompactSummary {
+			sum = append(sum, m)
+		}
+	}
+	require.Len(t, sum, 1, "summaries in the history")
+	assert.Equal(t, text, sum[0].Text())
+	assert.Equal(t, loop.CharEstimator{}.Estimate(sum[0]), sum[0].Tokens, "the summary's size")
+	c := events[loop.Compaction](res.Trace)
+	require.Len(t, c, 1)
+	assert.True(t, c[0].OK, "compaction %+v", c[0])
+}
+
+// A response that reports 0 input tokens is one an API can send.
+func TestResponseWithZeroInputTokens(t *testing.T) {
+	res := runModel(t, usageModel{usage: loop.Usage{OutputTokens: 7}})
+	assert.Equal(t, loop.Completed, res.Terminal)
+	assert.Zero(t, res.Stats.InputTokens)
+	assert.Equal(t, 7, res.Stats.OutputTokens)
+	last := res.State.Messages[len(res.State.Messages)-1]
+	require.NotNil(t, last.Usage, "the reply's usage")
+	assert.Equal(t, loop.Usage{OutputTokens: 7}, *last.Usage)
+	assert.Equal(t, 7, last.Tokens, "the reply's size is its output")
+}
+
+// Float policy fields accept their bounds and nothing beyond them.
+func TestPolicyFloatFieldsAtTheirBounds(t *testing.T) {
+	for _, c := range []struct {
+		field, value string
+		ok           bool
+	}{
+		{"budget_completion_ratio", "1", true}, {"budget_completion_ratio", "1.001", false},
+		{"budget_completion_ratio", "0.01", true}, {"budget_completion_ratio", "0.0099", false},
+		{"backoff_jitter", "10", true}, {"backoff_jitter", "10.01", false},
+		{"backoff_jitter", "0", true}, {"backoff_jitter", "-0.01", false},
+	} {
+		_, err := loop.Seed().With(c.field, c.value)
+		if c.ok {
+			assert.NoError(t, err, "%s=%s", c.field, c.value)
+			continue
+		}
+		var pe *loop.PolicyError
+		require.ErrorAs(t, err, &pe, "%s=%s", c.field, c.value)
+		assert.Equal(t, c.field, pe.Field)
+	}
+	p := loop.Seed()
+	p.BudgetCompletionRatio = 1
+	assert.NoError(t, p.Validate(), "budget_completion_ratio at its maximum")
+}
+
+// Snip with the prompt and one exchange drops the prompt; with the
+// prompt alone it has nothing whole to drop.
+func TestSnipWithTwoExchanges(t *testing.T) {
+	res := loop.OldestSnipper{}.Snip(loop.SnipInput{Messages: rounds(1, 100), Tokens: 300, Threshold: 250})
+	assert.Equal(t, []string{"p"}, res.Removed)
+	assert.Equal(t, 100, res.TokensFreed)
+	assert.Equal(t, []string{"a1", "r1"}, msgIDs(res.Messages))
+	alone := loop.OldestSnipper{}.Snip(loop.SnipInput{Messages: rounds(0, 100), Tokens: 300, Threshold: 50})
+	assert.Empty(t, alone.Removed)
+	assert.Len(t, alone.Messages, 1)
+	at := loop.OldestSnipper{}.Snip(loop.SnipInput{Messages: rounds(1, 100), Tokens: 250, Threshold: 250})
+	assert.Equal(t, []string{"p"}, at.Removed, "snip acts at the threshold")
+}
+
+// The usage counter anchors on the newest reply with usage, even when it
+// is the first message.
+func TestUsageCounterAnchorsOnTheFirstMessage(t *testing.T) {
+	msgs := []loop.Message{
+		{ID: "a", Role: loop.RoleAssistant, Tokens: 50, Usage: &loop.Usage{InputTokens: 1_000, CacheReadInputTokens: 200, CacheCreationInputTokens: 30, OutputTokens: 50}},
+		{ID: "u", Role: loop.RoleUser, Tokens: 20},
+	}
+	assert.Equal(t, 1_300, loop.UsageCounter{}.Count(msgs), "usage of the first message plus what follows")
+	assert.Equal(t, 70, loop.UsageCounter{}.Count([]loop.Message{{Tokens: 50, Role: loop.RoleAssistant}, {Tokens: 20, Role: loop.RoleUser}}),
+		"without usage: the sum")
+}
