@@ -25,14 +25,16 @@ func TestPlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tls, err := Samples(res.Settings[0])
-	if err != nil || len(tls) == 0 {
-		t.Fatalf("samples: %d, %v", len(tls), err)
+	samples, err := CompareSamples(res, []int{0, 1})
+	if err != nil || len(samples) == 0 {
+		t.Fatalf("samples: %d, %v", len(samples), err)
 	}
 	dir := t.TempDir()
 	var files []string
 	for _, plot := range []func() ([]string, error){
-		func() ([]string, error) { return PlotContext(dir, "context", "context", tls, true) },
+		func() ([]string, error) {
+			return PlotContext(dir, "context", "context", samples, res.Labels()[:2], []bool{true, false})
+		},
 		func() ([]string, error) { return PlotTokens(dir, res) },
 		func() ([]string, error) { return PlotTerminals(dir, res) },
 		func() ([]string, error) { return PlotSweep(dir, res, len(bases), []Sweep{sw}) },

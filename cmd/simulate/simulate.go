@@ -461,9 +461,6 @@ func removeOwnedPlots(dir string) error {
 	return nil
 }
 
-// maxContextPlots caps the context plots: one per profile compared.
-const maxContextPlots = 4
-
 // writePlots draws the plots into dir and lists them in rep.
 func writePlots(rep *sim.Report, p *simPlan, dir string) error {
 	res := rep.Result
@@ -473,24 +470,36 @@ func writePlots(rep *sim.Report, p *simPlan, dir string) error {
 		caption string
 	}
 	var figures []figure
-	// one context plot per profile: the first setting of each base
-	for b := range min(len(p.bases), maxContextPlots) {
-		i := b * len(res.Settings) / len(p.bases)
-		sr := res.Settings[i]
-		tls, err := sim.Samples(sr)
+	// context over iterations: every setting, at most six to a figure,
+	// each sample episode played by all of them
+	for c := 0; c*sim.MaxContextSettings < len(res.Settings); c++ {
+		var idx []int
+		var chunkLabels []string
+		var auto []bool
+		for i := c * sim.MaxContextSettings; i < min((c+1)*sim.MaxContextSettings, len(res.Settings)); i++ {
+			idx = append(idx, i)
+			chunkLabels = append(chunkLabels, labels[i])
+			pol := res.Settings[i].Setting.Policy
+			auto = append(auto, pol.AutoCompact && !pol.ContextCollapse)
+		}
+		samples, err := sim.CompareSamples(res, idx)
 		if err != nil {
 			return err
 		}
-		name := "context"
-		if b > 0 {
-			name += "-" + sr.Setting.Profile()
+		name, title := "context", "Context over iterations, sample episodes"
+		if len(res.Settings) > sim.MaxContextSettings {
+			name = fmt.Sprintf("context-%d", c+1)
+			title += fmt.Sprintf(" (settings %d to %d of %d)", idx[0]+1, idx[len(idx)-1]+1, len(res.Settings))
 		}
-		auto := sr.Setting.Policy.AutoCompact && !sr.Setting.Policy.ContextCollapse
+		if len(idx) == 1 {
+			title = chunkLabels[0] + ": " + strings.ToLower(title[:1]) + title[1:]
+		}
 		figures = append(figures, figure{func() ([]string, error) {
-			return sim.PlotContext(dir, name, labels[i]+": context over iterations, sample episodes", tls, auto)
-		}, "Context (the size of each main request) over the iterations of sample episodes of " + labels[i] +
-			", one per feature: the largest peak, an auto-compaction, a reactive compaction or overflow, API retries, a stop-hook block or truncation. " +
-			"Events are marked; the window and the blocking limit (and the auto-compact threshold where auto-compact acts) are drawn across."})
+			return sim.PlotContext(dir, name, title, samples, chunkLabels, auto)
+		}, "Context (the size of each main request) over the iterations of sample episodes, one per feature (the largest peak, an auto-compaction, " +
+			"a reactive compaction or overflow, API retries, a stop-hook block or truncation), each played by every setting " + strings.Join(chunkLabels, ", ") +
+			" in its colour (the settings play the same episodes; where their lines coincide they behaved alike). Events are marked in the setting's colour; " +
+			"the window and the blocking limit (and the auto-compact threshold where auto-compact acts) are drawn across, in the setting's colour where the settings' limits differ."})
 	}
 	figures = append(figures, []figure{
 		{func() ([]string, error) { return sim.PlotTokens(dir, res) },
