@@ -2,10 +2,11 @@ package fakemodel
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func history(n int) []loop.Message {
@@ -24,37 +25,28 @@ func TestCompactor(t *testing.T) {
 	}}
 	ctx := context.Background()
 	for i := range 2 {
-		if _, err := c.Compact(ctx, loop.CompactRequest{Messages: history(6)}); err == nil || err.Error() != "summary call failed" {
-			t.Fatalf("call %d: %v", i+1, err)
-		}
+		_, err := c.Compact(ctx, loop.CompactRequest{Messages: history(6)})
+		require.EqualError(t, err, "summary call failed", "call %d", i+1)
 	}
 	res, err := c.Compact(ctx, loop.CompactRequest{Messages: history(6)})
-	if err != nil || res != (loop.CompactResult{Summary: "<summary>fake summary of 6 messages</summary>", SummaryTokens: 3000, Keep: 2}) {
-		t.Fatalf("3rd: %+v, %v", res, err)
-	}
+	require.NoError(t, err, "3rd")
+	require.Equal(t, loop.CompactResult{Summary: "<summary>fake summary of 6 messages</summary>", SummaryTokens: 3000, Keep: 2}, res, "3rd")
 	for range 2 { // the last outcome repeats; Keep is capped below the message count
 		res, err = c.Compact(ctx, loop.CompactRequest{Messages: history(4), Trigger: loop.TriggerReactive})
-		if err != nil || res.Keep != 3 || res.Summary != "<summary>short</summary>" {
-			t.Fatalf("last: %+v, %v", res, err)
-		}
+		require.NoError(t, err, "last")
+		require.Equal(t, 3, res.Keep, "last: %+v", res)
+		require.Equal(t, "<summary>short</summary>", res.Summary, "last: %+v", res)
 	}
-	if len(c.Requests) != 5 || c.Requests[4].Trigger != loop.TriggerReactive {
-		t.Errorf("recorded %d requests", len(c.Requests))
+	if assert.Len(t, c.Requests, 5, "recorded requests") {
+		assert.Equal(t, loop.TriggerReactive, c.Requests[4].Trigger, "the 5th request's trigger")
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := c.Compact(cancelled, loop.CompactRequest{}); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: %v", err)
-	}
+	_, err = c.Compact(cancelled, loop.CompactRequest{})
+	assert.ErrorIs(t, err, context.Canceled, "cancelled")
 }
 
 func TestCompactorPanicIsNotRecovered(t *testing.T) {
 	c := &Compactor{Outcomes: []CompactOutcome{{Panic: "compact"}}}
-	defer func() {
-		if r := recover(); r != "compact" {
-			t.Errorf("recovered %v", r)
-		}
-	}()
-	c.Compact(context.Background(), loop.CompactRequest{})
-	t.Error("Compact returned")
+	assert.PanicsWithValue(t, "compact", func() { c.Compact(context.Background(), loop.CompactRequest{}) })
 }

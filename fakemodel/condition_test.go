@@ -1,10 +1,10 @@
 package fakemodel
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
 )
 
 func TestParseCondition(t *testing.T) {
@@ -27,24 +27,16 @@ func TestParseCondition(t *testing.T) {
 		{"purpose == summary", `purpose is "main" or "compact"`},
 	} {
 		c, err := ParseCondition(tc.in)
-		switch {
-		case tc.err == "" && err != nil:
-			t.Errorf("%q: %v", tc.in, err)
-		case tc.err == "" && c.String() != tc.in:
-			t.Errorf("%q: String() = %q", tc.in, c.String())
-		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-			t.Errorf("%q: err = %v, want one containing %q", tc.in, err, tc.err)
+		if tc.err != "" {
+			assert.ErrorContains(t, err, tc.err, "%q", tc.in)
+		} else if assert.NoError(t, err, "%q", tc.in) {
+			assert.Equal(t, tc.in, c.String(), "%q: String()", tc.in)
 		}
 	}
 }
 
 func TestMustConditionPanics(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Error("MustCondition accepted a bad condition")
-		}
-	}()
-	MustCondition("nonsense")
+	assert.Panics(t, func() { MustCondition("nonsense") }, "MustCondition accepted a bad condition")
 }
 
 func TestEval(t *testing.T) {
@@ -72,14 +64,12 @@ func TestEval(t *testing.T) {
 		{"request > 3", false},
 	} {
 		got, err := MustCondition(tc.cond).Eval(r, 3, 1000)
-		if err != nil || got != tc.want {
-			t.Errorf("%s: %v, %v; want %v", tc.cond, got, err, tc.want)
+		if assert.NoError(t, err, tc.cond) {
+			assert.Equal(t, tc.want, got, tc.cond)
 		}
 	}
-	if _, err := MustCondition("input_tokens > window").Eval(r, 1, 0); err == nil {
-		t.Error("window with no window: no error")
-	}
-	if _, err := (Condition{Field: "x", Op: "==", Value: "1"}).Eval(r, 1, 0); err == nil {
-		t.Error("invalid condition evaluated")
-	}
+	_, err := MustCondition("input_tokens > window").Eval(r, 1, 0)
+	assert.Error(t, err, "window with no window")
+	_, err = (Condition{Field: "x", Op: "==", Value: "1"}).Eval(r, 1, 0)
+	assert.Error(t, err, "invalid condition evaluated")
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/loopsim/loopsim/loop"
 	"github.com/loopsim/loopsim/loop/looptest"
+	"github.com/stretchr/testify/assert"
 )
 
 // Every fake honours the contract of the seam it stands in for.
@@ -47,9 +48,7 @@ func TestModelConformance(t *testing.T) {
 	}
 	for name, script := range scripts {
 		t.Run(name, func(t *testing.T) {
-			if err := looptest.CheckModel(func() loop.Model { return &Model{Window: 200_000, Script: script} }); err != nil {
-				t.Error(err)
-			}
+			assert.NoError(t, looptest.CheckModel(func() loop.Model { return &Model{Window: 200_000, Script: script} }))
 		})
 	}
 }
@@ -79,12 +78,8 @@ func TestToolsConformance(t *testing.T) {
 	newTools := func() loop.Tools {
 		return &Tools{ByName: byName, ByID: map[string]Tool{"toolu_2_1": {Slow: true}}, Default: Tool{Result: "?"}}
 	}
-	if err := looptest.CheckTools(newTools, calls...); err != nil {
-		t.Error(err)
-	}
-	if err := looptest.CheckTools(func() loop.Tools { return &Tools{} }); err != nil {
-		t.Error(err)
-	}
+	assert.NoError(t, looptest.CheckTools(newTools, calls...))
+	assert.NoError(t, looptest.CheckTools(func() loop.Tools { return &Tools{} }))
 }
 
 func TestStopHooksConformance(t *testing.T) {
@@ -98,9 +93,7 @@ func TestStopHooksConformance(t *testing.T) {
 		"alternate outcomes": {{}, {Block: "a"}, {}, {Block: "b"}, {Err: "e"}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if err := looptest.CheckStopHooks(func() loop.StopHooks { return &StopHooks{Outcomes: outcomes} }); err != nil {
-				t.Error(err)
-			}
+			assert.NoError(t, looptest.CheckStopHooks(func() loop.StopHooks { return &StopHooks{Outcomes: outcomes} }))
 		})
 	}
 }
@@ -115,9 +108,7 @@ func TestCompactorConformance(t *testing.T) {
 		"succeed, fail, succeed big": {{}, {Err: "once"}, {SummaryTokens: 90_000, Keep: 3}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if err := looptest.CheckCompactor(func() loop.Compactor { return &Compactor{Outcomes: outcomes} }); err != nil {
-				t.Error(err)
-			}
+			assert.NoError(t, looptest.CheckCompactor(func() loop.Compactor { return &Compactor{Outcomes: outcomes} }))
 		})
 	}
 }
@@ -131,9 +122,7 @@ func TestSummarizerConformance(t *testing.T) {
 		"slow then ok": {{Slow: true, Times: 2}, {Text: "ok"}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if err := looptest.CheckToolUseSummarizer(func() loop.ToolUseSummarizer { return &Summarizer{Outcomes: outcomes} }); err != nil {
-				t.Error(err)
-			}
+			assert.NoError(t, looptest.CheckToolUseSummarizer(func() loop.ToolUseSummarizer { return &Summarizer{Outcomes: outcomes} }))
 		})
 	}
 }

@@ -2,11 +2,10 @@ package fakemodel
 
 import (
 	"context"
-	"reflect"
-	"slices"
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
 )
 
 func TestStopHooks(t *testing.T) {
@@ -35,25 +34,15 @@ func TestStopHooks(t *testing.T) {
 	block := loop.StopHookResult{BlockingErrors: []string{"run the tests"}}
 	prevent := loop.StopHookResult{PreventContinuation: true, Reason: "done for today"}
 	want := []verdict{{}, {res: block}, {res: block}, {err: "hook crashed"}, {res: prevent}, {res: prevent}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("verdicts %+v\nwant %+v", got, want)
-	}
-	if a := h.Active(); !slices.Equal(a, []bool{false, false, true, true, false, false}) {
-		t.Errorf("Active() = %v", a)
-	}
+	assert.Equal(t, want, got, "verdicts")
+	assert.Equal(t, []bool{false, false, true, true, false, false}, h.Active(), "Active()")
 	// the zero StopHooks always passes
-	if res, err := (&StopHooks{}).RunStopHooks(context.Background(), loop.StopHookInput{}); err != nil || !reflect.DeepEqual(res, loop.StopHookResult{}) {
-		t.Errorf("zero StopHooks: %+v, %v", res, err)
-	}
+	res, err := (&StopHooks{}).RunStopHooks(context.Background(), loop.StopHookInput{})
+	assert.NoError(t, err, "zero StopHooks")
+	assert.Equal(t, loop.StopHookResult{}, res, "zero StopHooks")
 }
 
 func TestStopHookPanicIsNotRecovered(t *testing.T) {
 	h := &StopHooks{Outcomes: []StopOutcome{{Panic: "hook"}}}
-	defer func() {
-		if r := recover(); r != "hook" {
-			t.Errorf("recovered %v", r)
-		}
-	}()
-	h.RunStopHooks(context.Background(), loop.StopHookInput{})
-	t.Error("RunStopHooks returned")
+	assert.PanicsWithValue(t, "hook", func() { h.RunStopHooks(context.Background(), loop.StopHookInput{}) })
 }

@@ -3,11 +3,11 @@ package fakemodel
 import (
 	"context"
 	"errors"
-	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestReply(t *testing.T) {
@@ -16,28 +16,22 @@ func TestReply(t *testing.T) {
 		{Text: "done", OutputTokens: 42, InputTokens: 7},
 	}}
 	blocks, resp, err := stream(t, m, req(100))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []loop.Block{
 		{Type: loop.BlockThinking, Text: "hmm"},
 		{Type: loop.BlockText, Text: "I'll read"},
 		{Type: loop.BlockToolUse, ID: "toolu_1_1", Name: "Read", Input: `{"p":1}`},
 		{Type: loop.BlockToolUse, ID: "toolu_1_2", Name: "Grep", Input: "{}"},
 	}
-	if !reflect.DeepEqual(blocks, want) {
-		t.Errorf("blocks = %+v\nwant %+v", blocks, want)
-	}
-	if resp.StopReason != loop.StopToolUse || resp.Usage.InputTokens != 100 || resp.Usage.OutputTokens <= 0 {
-		t.Errorf("resp = %+v, want tool_use with input 100 and an estimated output", resp)
-	}
+	assert.Equal(t, want, blocks, "blocks")
+	assert.Equal(t, loop.StopToolUse, resp.StopReason, "resp %+v", resp)
+	assert.Equal(t, 100, resp.Usage.InputTokens, "resp %+v", resp)
+	assert.Positive(t, resp.Usage.OutputTokens, "an estimated output: resp %+v", resp)
 	blocks, resp, err = stream(t, m, req(100))
-	if err != nil || len(blocks) != 1 || resp != (loop.Response{StopReason: loop.StopEndTurn, Usage: loop.Usage{InputTokens: 7, OutputTokens: 42}}) {
-		t.Errorf("second reply = %+v, %+v, %v", blocks, resp, err)
-	}
-	if !m.Done() {
-		t.Error("Done() = false after every step")
-	}
+	assert.NoError(t, err, "second reply")
+	assert.Len(t, blocks, 1, "second reply")
+	assert.Equal(t, loop.Response{StopReason: loop.StopEndTurn, Usage: loop.Usage{InputTokens: 7, OutputTokens: 42}}, resp, "second reply")
+	assert.True(t, m.Done(), "Done() after every step")
 }
 
 func TestRepeatAndUniqueIDs(t *testing.T) {
@@ -48,25 +42,18 @@ func TestRepeatAndUniqueIDs(t *testing.T) {
 	seen := map[string]bool{}
 	for i := range 3 {
 		blocks, resp, err := stream(t, m, req(10))
-		if err != nil || resp.StopReason != loop.StopToolUse {
-			t.Fatalf("request %d: %v, %v", i+1, resp, err)
-		}
-		if seen[blocks[0].ID] {
-			t.Fatalf("duplicate id %q", blocks[0].ID)
-		}
+		require.NoError(t, err, "request %d", i+1)
+		require.Equal(t, loop.StopToolUse, resp.StopReason, "request %d: %+v", i+1, resp)
+		require.False(t, seen[blocks[0].ID], "duplicate id %q", blocks[0].ID)
 		seen[blocks[0].ID] = true
 	}
-	if m.Done() {
-		t.Error("Done() before the forever step was reached")
-	}
+	assert.False(t, m.Done(), "Done() before the forever step was reached")
 	for range 50 {
-		if blocks, _, err := stream(t, m, req(10)); err != nil || blocks[0].Text != "again" {
-			t.Fatalf("forever step: %v, %v", blocks, err)
-		}
+		blocks, _, err := stream(t, m, req(10))
+		require.NoError(t, err, "forever step")
+		require.Equal(t, "again", blocks[0].Text, "forever step: %v", blocks)
 	}
-	if !m.Done() {
-		t.Error("Done() = false at a forever step")
-	}
+	assert.True(t, m.Done(), "Done() at a forever step")
 }
 
 func TestExhausted(t *testing.T) {
@@ -76,20 +63,14 @@ func TestExhausted(t *testing.T) {
 	r.Purpose = loop.PurposeCompact
 	_, _, err := stream(t, m, r)
 	var ex *ExhaustedError
-	if !errors.As(err, &ex) || *ex != (ExhaustedError{Request: 2, Purpose: loop.PurposeCompact, ScriptLen: 1}) {
-		t.Fatalf("err = %#v, want an ExhaustedError for request 2", err)
-	}
+	require.ErrorAs(t, err, &ex)
+	require.Equal(t, ExhaustedError{Request: 2, Purpose: loop.PurposeCompact, ScriptLen: 1}, *ex, "want an ExhaustedError for request 2")
 	var re *loop.RequestError
-	if errors.As(err, &re) {
-		t.Error("an exhausted script must not look like an API error")
-	}
-	if !strings.Contains(err.Error(), "request 2 (compact)") {
-		t.Errorf("message %q does not name the request", err)
-	}
+	assert.False(t, errors.As(err, &re), "an exhausted script must not look like an API error")
+	assert.ErrorContains(t, err, "request 2 (compact)", "the message names the request")
 	// an empty script
-	if _, _, err := stream(t, &Model{}, req(1)); !errors.As(err, &ex) {
-		t.Errorf("empty script: err = %v", err)
-	}
+	_, _, err = stream(t, &Model{}, req(1))
+	assert.ErrorAs(t, err, &ex, "empty script")
 }
 
 func TestInvalidStep(t *testing.T) {
@@ -97,9 +78,9 @@ func TestInvalidStep(t *testing.T) {
 	stream(t, m, req(1))
 	_, _, err := stream(t, m, req(1))
 	var se *StepError
-	if !errors.As(err, &se) || se.Step != 1 || !strings.Contains(err.Error(), "script step 1: tool_uses[0] has no name") {
-		t.Fatalf("err = %v, want a StepError for step 1", err)
-	}
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, 1, se.Step, "want a StepError for step 1")
+	require.ErrorContains(t, err, "script step 1: tool_uses[0] has no name")
 }
 
 func TestRecordsRequests(t *testing.T) {
@@ -108,9 +89,9 @@ func TestRecordsRequests(t *testing.T) {
 	stream(t, m, r)
 	r.Messages[0] = loop.UserText("changed") // the loop would not, but the record is a copy
 	stream(t, m, req(6))
-	if len(m.Requests) != 2 || m.Requests[0].Messages[0].Text() != "hi" || m.Requests[1].InputTokens != 6 {
-		t.Fatalf("Requests = %+v", m.Requests)
-	}
+	require.Len(t, m.Requests, 2)
+	require.Equal(t, "hi", m.Requests[0].Messages[0].Text(), "the record is a copy")
+	require.Equal(t, 6, m.Requests[1].InputTokens)
 }
 
 func TestFaults(t *testing.T) {
@@ -137,17 +118,14 @@ func TestFaults(t *testing.T) {
 			m := &Model{Window: 1000, Script: []Step{tc.step}}
 			blocks, _, err := stream(t, m, req(1200))
 			var re *loop.RequestError
-			if !errors.As(err, &re) || re.Kind != tc.kind || re.Status != tc.status || re.Message == "" {
-				t.Fatalf("err = %#v, want kind %s status %d", err, tc.kind, tc.status)
-			}
-			if len(blocks) != 0 {
-				t.Errorf("yielded %v before the fault", blocks)
-			}
-			if re.RetryAfterMS != tc.step.RetryAfterMS {
-				t.Errorf("retry-after = %d, want %d", re.RetryAfterMS, tc.step.RetryAfterMS)
-			}
-			if tc.step.Message != "" && re.Message != tc.step.Message {
-				t.Errorf("message = %q, want %q", re.Message, tc.step.Message)
+			require.ErrorAs(t, err, &re)
+			require.Equal(t, tc.kind, re.Kind, "err %#v", err)
+			require.Equal(t, tc.status, re.Status, "err %#v", err)
+			require.NotEmpty(t, re.Message, "err %#v", err)
+			assert.Empty(t, blocks, "yielded before the fault")
+			assert.Equal(t, tc.step.RetryAfterMS, re.RetryAfterMS, "retry-after")
+			if tc.step.Message != "" {
+				assert.Equal(t, tc.step.Message, re.Message, "message")
 			}
 		})
 	}
@@ -168,8 +146,8 @@ func TestPromptTooLongMessage(t *testing.T) {
 		m := &Model{Window: tc.window, Script: []Step{tc.step}}
 		_, _, err := stream(t, m, req(tc.input))
 		var re *loop.RequestError
-		if !errors.As(err, &re) || re.Message != tc.want {
-			t.Errorf("%+v: err = %v, want %q", tc.step, err, tc.want)
+		if assert.ErrorAs(t, err, &re, "%+v", tc.step) {
+			assert.Equal(t, tc.want, re.Message, "%+v", tc.step)
 		}
 	}
 }
@@ -180,32 +158,29 @@ func TestTruncated(t *testing.T) {
 		{Kind: Truncated, Text: "writing", ToolUses: []ToolUse{{Name: "Write", Input: `{"path":"a.go","content":"package a"}`}}},
 	}}
 	blocks, resp, err := stream(t, m, req(10))
-	if err != nil || len(blocks) != 1 || resp.StopReason != loop.StopMaxTokens || resp.Usage.OutputTokens != 8000 {
-		t.Fatalf("plain truncation: %+v, %+v, %v", blocks, resp, err)
-	}
+	require.NoError(t, err, "plain truncation")
+	require.Len(t, blocks, 1, "plain truncation")
+	require.Equal(t, loop.StopMaxTokens, resp.StopReason, "plain truncation: %+v", resp)
+	require.Equal(t, 8000, resp.Usage.OutputTokens, "plain truncation: %+v", resp)
 	blocks, resp, err = stream(t, m, req(10))
-	if err != nil || len(blocks) != 2 || resp.StopReason != loop.StopMaxTokens {
-		t.Fatalf("truncated tool use: %+v, %+v, %v", blocks, resp, err)
-	}
-	if in := blocks[1].Input; in != `{"path":"a.go","co` {
-		t.Errorf("cut input = %q", in)
-	}
+	require.NoError(t, err, "truncated tool use")
+	require.Len(t, blocks, 2, "truncated tool use")
+	require.Equal(t, loop.StopMaxTokens, resp.StopReason, "truncated tool use: %+v", resp)
+	assert.Equal(t, `{"path":"a.go","co`, blocks[1].Input, "cut input")
 }
 
 func TestEmptyAndMalformed(t *testing.T) {
 	m := &Model{Script: []Step{{Kind: Empty}, {Kind: MalformedToolUse}}}
 	blocks, resp, err := stream(t, m, req(10))
-	if err != nil || len(blocks) != 0 || resp.StopReason != loop.StopEndTurn || resp.Usage.OutputTokens != 0 {
-		t.Errorf("empty: %+v, %+v, %v", blocks, resp, err)
-	}
+	assert.NoError(t, err, "empty")
+	assert.Empty(t, blocks, "empty")
+	assert.Equal(t, loop.StopEndTurn, resp.StopReason, "empty: %+v", resp)
+	assert.Zero(t, resp.Usage.OutputTokens, "empty: %+v", resp)
 	blocks, resp, err = stream(t, m, req(10))
-	if err != nil || resp.StopReason != loop.StopToolUse {
-		t.Fatalf("malformed: %+v, %v", resp, err)
-	}
+	require.NoError(t, err, "malformed")
+	require.Equal(t, loop.StopToolUse, resp.StopReason, "malformed: %+v", resp)
 	for _, b := range blocks {
-		if b.Type == loop.BlockToolUse {
-			t.Errorf("malformed tool use yielded a tool_use: %+v", b)
-		}
+		assert.NotEqual(t, loop.BlockToolUse, b.Type, "malformed tool use yielded a tool_use: %+v", b)
 	}
 }
 
@@ -213,12 +188,14 @@ func TestStreamErrorAfterK(t *testing.T) {
 	m := &Model{Script: []Step{{Kind: StreamError, Text: "part", After: 3}, {Kind: StreamError, Text: "a", ToolUses: []ToolUse{{Name: "R"}}, After: 1}}}
 	blocks, _, err := stream(t, m, req(10))
 	var re *loop.RequestError
-	if !errors.As(err, &re) || re.Kind != loop.ErrStream || len(blocks) != 3 || blocks[0].Text != "part" || blocks[2].Text != "chunk 3" {
-		t.Fatalf("blocks %+v, err %v", blocks, err)
-	}
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, loop.ErrStream, re.Kind)
+	require.Len(t, blocks, 3)
+	require.Equal(t, "part", blocks[0].Text)
+	require.Equal(t, "chunk 3", blocks[2].Text)
 	blocks, _, _ = stream(t, m, req(10))
-	if len(blocks) != 1 || blocks[0].Text != "a" {
-		t.Errorf("after 1: %+v", blocks)
+	if assert.Len(t, blocks, 1, "after 1") {
+		assert.Equal(t, "a", blocks[0].Text, "after 1")
 	}
 }
 
@@ -227,18 +204,16 @@ func TestAbortAfterK(t *testing.T) {
 	defer cancel()
 	m := &Model{Cancel: cancel, Script: []Step{{Kind: Abort, Text: "one", ToolUses: []ToolUse{{Name: "Read"}}, After: 2}}}
 	blocks, _, err := streamCtx(t, ctx, m, req(10))
-	if !errors.Is(err, context.Canceled) || len(blocks) != 2 || ctx.Err() == nil {
-		t.Fatalf("blocks %+v, err %v, ctx %v", blocks, err, ctx.Err())
-	}
+	require.ErrorIs(t, err, context.Canceled)
+	require.Len(t, blocks, 2)
+	require.Error(t, ctx.Err(), "the step cancelled the context")
 
 	// without Cancel, or with one that cancels something else
 	for _, c := range []context.CancelFunc{nil, func() {}} {
 		m := &Model{Cancel: c, Script: []Step{{Kind: Abort}}}
 		_, _, err := stream(t, m, req(10))
 		var se *StepError
-		if !errors.As(err, &se) {
-			t.Errorf("Cancel %v: err = %v, want a StepError", c != nil, err)
-		}
+		assert.ErrorAs(t, err, &se, "Cancel %v", c != nil)
 	}
 }
 
@@ -246,21 +221,18 @@ func TestCancelledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	m := &Model{Script: []Step{{Text: "x"}}}
-	if _, _, err := streamCtx(t, ctx, m, req(1)); !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v", err)
-	}
-	if len(m.Requests) != 1 || m.Done() {
-		t.Errorf("a cancelled request is recorded (%d) but consumes no step (done %v)", len(m.Requests), m.Done())
-	}
+	_, _, err := streamCtx(t, ctx, m, req(1))
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Len(t, m.Requests, 1, "a cancelled request is recorded")
+	assert.False(t, m.Done(), "a cancelled request consumes no step")
 	// cancelled mid-stream: no more blocks
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
 	m = &Model{Script: []Step{{Thinking: "a", Text: "b", ToolUses: []ToolUse{{Name: "c"}}}}}
 	n := 0
-	_, err := m.Stream(ctx, req(1), func(loop.Block) { n++; cancel() })
-	if !errors.Is(err, context.Canceled) || n != 1 {
-		t.Errorf("cancelled mid-stream: %d blocks, err %v", n, err)
-	}
+	_, err = m.Stream(ctx, req(1), func(loop.Block) { n++; cancel() })
+	assert.ErrorIs(t, err, context.Canceled, "cancelled mid-stream")
+	assert.Equal(t, 1, n, "cancelled mid-stream: blocks")
 }
 
 func TestBranches(t *testing.T) {
@@ -300,14 +272,12 @@ func TestBranches(t *testing.T) {
 		default:
 			got = "text " + blocks[0].Text
 		}
-		if got != tc.want {
-			t.Errorf("%+v: got %q, want %q", tc.r, got, tc.want)
-		}
+		assert.Equal(t, tc.want, got, "%+v", tc.r)
 	}
 	// window unset: the branch is a step error
 	m = &Model{Script: []Step{{If: MustCondition("input_tokens > window"), Then: &Step{Text: "a"}, Else: &Step{Text: "b"}}}}
 	var se *StepError
-	if _, _, err := stream(t, m, req(1)); !errors.As(err, &se) || !strings.Contains(err.Error(), "Window") {
-		t.Errorf("err = %v, want a StepError about the window", err)
-	}
+	_, _, err := stream(t, m, req(1))
+	assert.ErrorAs(t, err, &se, "want a StepError about the window")
+	assert.ErrorContains(t, err, "Window", "want a StepError about the window")
 }

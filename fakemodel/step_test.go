@@ -3,11 +3,11 @@ package fakemodel
 import (
 	"encoding/json"
 	"errors"
-	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestStepValidate(t *testing.T) {
@@ -40,11 +40,10 @@ func TestStepValidate(t *testing.T) {
 		{Step{Text: "a", Then: &Step{Text: "a"}}, "then and else need an if"},
 	} {
 		err := tc.step.Validate()
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%+v: unexpected error %v", tc.step, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%+v: err = %v, want one containing %q", tc.step, err, tc.want)
+		if tc.want == "" {
+			assert.NoError(t, err, "%+v", tc.step)
+		} else {
+			assert.ErrorContains(t, err, tc.want, "%+v", tc.step)
 		}
 	}
 }
@@ -52,17 +51,11 @@ func TestStepValidate(t *testing.T) {
 func TestValidateScript(t *testing.T) {
 	err := ValidateScript([]Step{{Text: "a", Repeat: Forever}, {Text: "b"}, {Kind: "nope"}})
 	var se *StepError
-	if !errors.As(err, &se) {
-		t.Fatalf("err = %v", err)
-	}
+	require.ErrorAs(t, err, &se)
 	for _, want := range []string{"script step 1: unreachable: step 0 repeats forever", `script step 2: unknown kind "nope"`} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("%v\ndoes not contain %q", err, want)
-		}
+		assert.ErrorContains(t, err, want)
 	}
-	if err := ValidateScript([]Step{{Text: "a"}, {Kind: Overloaded, Repeat: Forever}}); err != nil {
-		t.Errorf("valid script: %v", err)
-	}
+	assert.NoError(t, ValidateScript([]Step{{Text: "a"}, {Kind: Overloaded, Repeat: Forever}}), "valid script")
 }
 
 // Steps read from and write to JSON with snake_case names, a condition as
@@ -74,37 +67,25 @@ func TestStepJSON(t *testing.T) {
 		{"if": "max_tokens >= 64000", "then": {"text": "ok"}, "else": {"kind": "truncated"}, "repeat": -1}
 	]`
 	var script []Step
-	if err := json.Unmarshal([]byte(src), &script); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(src), &script))
 	want := []Step{
 		{ToolUses: []ToolUse{{Name: "Read", Input: "{}"}}},
 		{Kind: PromptTooLong},
 		{If: &Condition{Field: "max_tokens", Op: ">=", Value: "64000"}, Then: &Step{Text: "ok"}, Else: &Step{Kind: Truncated}, Repeat: Forever},
 	}
-	if !reflect.DeepEqual(script, want) {
-		t.Fatalf("decoded %+v\nwant %+v", script, want)
-	}
-	if err := ValidateScript(script); err != nil {
-		t.Fatal(err)
-	}
+	require.Equal(t, want, script, "decoded")
+	require.NoError(t, ValidateScript(script))
 	out, err := json.Marshal(script[2])
-	if err != nil || !strings.Contains(string(out), `"if":"max_tokens \u003e= 64000"`) {
-		t.Errorf("encoded %s, %v", out, err)
+	if assert.NoError(t, err, "encoded") {
+		assert.Contains(t, string(out), `"if":"max_tokens \u003e= 64000"`, "encoded")
 	}
-	if err := json.Unmarshal([]byte(`{"if": "max_tokens => 1"}`), new(Step)); err == nil || !strings.Contains(err.Error(), "unknown operator") {
-		t.Errorf("bad condition in JSON: %v", err)
-	}
+	assert.ErrorContains(t, json.Unmarshal([]byte(`{"if": "max_tokens => 1"}`), new(Step)), "unknown operator", "bad condition in JSON")
 }
 
 func TestKindsAreComplete(t *testing.T) {
-	if len(Kinds) != len(allowedFields) {
-		t.Fatalf("Kinds has %d entries, allowedFields %d", len(Kinds), len(allowedFields))
-	}
+	require.Len(t, allowedFields, len(Kinds), "allowedFields has an entry for each of the Kinds")
 	for _, k := range Kinds {
-		if _, ok := allowedFields[k]; !ok {
-			t.Errorf("kind %q has no allowed fields", k)
-		}
+		assert.Contains(t, allowedFields, k, "kind %q has no allowed fields", k)
 	}
 	// every loop.ErrorKind can be scripted
 	made := map[loop.ErrorKind]bool{}
@@ -119,17 +100,13 @@ func TestKindsAreComplete(t *testing.T) {
 			continue
 		}
 		p, err := play(s, req(10), 1, 5)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var re *loop.RequestError
 		if errors.As(p.err, &re) {
 			made[re.Kind] = true
 		}
 	}
 	for _, k := range loop.ErrorKinds {
-		if !made[k] {
-			t.Errorf("no step kind produces %s", k)
-		}
+		assert.True(t, made[k], "no step kind produces %s", k)
 	}
 }

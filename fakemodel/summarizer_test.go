@@ -2,36 +2,33 @@ package fakemodel
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
 )
 
 func TestSummarizer(t *testing.T) {
 	s := &Summarizer{Outcomes: []SummaryOutcome{{}, {Err: "no"}, {Text: "Read two files"}}}
 	calls := []loop.ToolCall{{Name: "Read"}, {Name: "Grep"}}
 	ctx := context.Background()
-	if got, err := s.Summarize(ctx, calls, nil); got != "Used Read, Grep" || err != nil {
-		t.Errorf("1st: %q, %v", got, err)
-	}
-	if _, err := s.Summarize(ctx, calls, nil); err == nil || err.Error() != "no" {
-		t.Errorf("2nd: %v", err)
-	}
+	got, err := s.Summarize(ctx, calls, nil)
+	assert.NoError(t, err, "1st")
+	assert.Equal(t, "Used Read, Grep", got, "1st")
+	_, err = s.Summarize(ctx, calls, nil)
+	assert.EqualError(t, err, "no", "2nd")
 	for range 2 {
-		if got, err := s.Summarize(ctx, calls, nil); got != "Read two files" || err != nil {
-			t.Errorf("last: %q, %v", got, err)
-		}
+		got, err := s.Summarize(ctx, calls, nil)
+		assert.NoError(t, err, "last")
+		assert.Equal(t, "Read two files", got, "last")
 	}
-	if len(s.Calls) != 4 || len(s.Calls[0].Calls) != 2 {
-		t.Errorf("recorded %+v", s.Calls)
+	if assert.Len(t, s.Calls, 4, "recorded") {
+		assert.Len(t, s.Calls[0].Calls, 2, "the 1st recorded call")
 	}
 	slow := &Summarizer{Outcomes: []SummaryOutcome{{Slow: true}}}
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error)
 	go func() { _, err := slow.Summarize(cctx, calls, nil); done <- err }()
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("slow: %v", err)
-	}
+	assert.ErrorIs(t, <-done, context.Canceled, "slow")
 }

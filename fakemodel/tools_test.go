@@ -2,13 +2,12 @@ package fakemodel
 
 import (
 	"context"
-	"errors"
-	"slices"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestTools(t *testing.T) {
@@ -38,34 +37,26 @@ func TestTools(t *testing.T) {
 		{loop.ToolCall{ID: "f", Name: "Nope"}, loop.ToolOutcome{Content: "unknown tool", IsError: true}, ""},
 	} {
 		got, err := tools.Run(ctx, tc.call)
-		if (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) || got != tc.want {
-			t.Errorf("%s: (%+v, %v), want (%+v, %q)", tc.call.Name, got, err, tc.want, tc.err)
+		if tc.err == "" {
+			assert.NoError(t, err, tc.call.Name)
+		} else {
+			assert.EqualError(t, err, tc.err, tc.call.Name)
 		}
+		assert.Equal(t, tc.want, got, tc.call.Name)
 	}
-	if got := tools.CallIDs(); !slices.Equal(got, []string{"a", "b", "c", "d", "e", "toolu_9_1", "f"}) {
-		t.Errorf("CallIDs() = %v", got)
-	}
-	if !tools.ConcurrencySafe(loop.ToolCall{Name: "Read"}) || tools.ConcurrencySafe(loop.ToolCall{Name: "Write"}) {
-		t.Error("ConcurrencySafe does not follow Concurrent")
-	}
-	if got, _ := (&Tools{}).Run(ctx, loop.ToolCall{Name: "X"}); got.Content != "X ok" || got.IsError {
-		t.Errorf("zero Tools: %+v", got)
-	}
+	assert.Equal(t, []string{"a", "b", "c", "d", "e", "toolu_9_1", "f"}, tools.CallIDs(), "CallIDs()")
+	assert.True(t, tools.ConcurrencySafe(loop.ToolCall{Name: "Read"}), "ConcurrencySafe follows Concurrent")
+	assert.False(t, tools.ConcurrencySafe(loop.ToolCall{Name: "Write"}), "ConcurrencySafe follows Concurrent")
+	got, _ := (&Tools{}).Run(ctx, loop.ToolCall{Name: "X"})
+	assert.Equal(t, "X ok", got.Content, "zero Tools: %+v", got)
+	assert.False(t, got.IsError, "zero Tools: %+v", got)
 }
 
 // The fake does not recover panics: the loop does.
 func TestToolPanicIsNotRecovered(t *testing.T) {
 	tools := &Tools{Default: Tool{Panic: "kaboom"}}
-	defer func() {
-		if r := recover(); r != "kaboom" {
-			t.Errorf("recovered %v, want kaboom", r)
-		}
-		if len(tools.Calls) != 1 {
-			t.Errorf("the panicking call was not recorded")
-		}
-	}()
-	tools.Run(context.Background(), loop.ToolCall{Name: "X"})
-	t.Error("Run returned")
+	assert.PanicsWithValue(t, "kaboom", func() { tools.Run(context.Background(), loop.ToolCall{Name: "X"}) })
+	assert.Len(t, tools.Calls, 1, "the panicking call is recorded")
 }
 
 func TestSlowAndAbort(t *testing.T) {
@@ -77,18 +68,14 @@ func TestSlowAndAbort(t *testing.T) {
 	wg.Go(func() { _, slowErr = tools.Run(ctx, loop.ToolCall{ID: "1", Name: "Slow"}) })
 	_, err := tools.Run(ctx, loop.ToolCall{ID: "2", Name: "Stop"})
 	wg.Wait()
-	if !errors.Is(err, context.Canceled) || !errors.Is(slowErr, context.Canceled) {
-		t.Fatalf("abort: %v, slow: %v", err, slowErr)
-	}
+	require.ErrorIs(t, err, context.Canceled, "abort")
+	require.ErrorIs(t, slowErr, context.Canceled, "slow")
 	// already cancelled: every behaviour reports the context's error
-	if _, err := tools.Run(ctx, loop.ToolCall{Name: "Whatever"}); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: %v", err)
-	}
+	_, err = tools.Run(ctx, loop.ToolCall{Name: "Whatever"})
+	assert.ErrorIs(t, err, context.Canceled, "cancelled")
 	// abort without a Cancel is a clear error
 	_, err = (&Tools{Default: Tool{Abort: true}}).Run(context.Background(), loop.ToolCall{ID: "x", Name: "A"})
-	if err == nil || !strings.Contains(err.Error(), "Cancel is nil") {
-		t.Errorf("abort without Cancel: %v", err)
-	}
+	assert.ErrorContains(t, err, "Cancel is nil", "abort without Cancel")
 }
 
 func TestToolsConcurrentRecording(t *testing.T) {
@@ -98,7 +85,5 @@ func TestToolsConcurrentRecording(t *testing.T) {
 		wg.Go(func() { tools.Run(context.Background(), loop.ToolCall{ID: string(rune('a' + i)), Name: "R", Index: i}) })
 	}
 	wg.Wait()
-	if len(tools.Calls) != 20 {
-		t.Errorf("recorded %d calls, want 20", len(tools.Calls))
-	}
+	assert.Len(t, tools.Calls, 20, "recorded calls")
 }

@@ -5,6 +5,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestLogNormalMatchesItsQuantiles(t *testing.T) {
@@ -17,26 +20,19 @@ func TestLogNormalMatchesItsQuantiles(t *testing.T) {
 	slices.Sort(draws)
 	for _, q := range []float64{0.1, 0.5, 0.9, 0.99} {
 		got, want := float64(draws[int(q*float64(len(draws)))]), float64(d.Quantile(q))
-		if math.Abs(got-want)/want > 0.05 {
-			t.Errorf("q%.2f: drawn %v, distribution %v (want within 5%%)", q, got, want)
-		}
+		assert.InEpsilon(t, want, got, 0.05, "q%.2f: drawn against the distribution's quantile", q)
 	}
-	if got := d.Quantile(0.5); got != 200 {
-		t.Errorf("median %d, want 200", got)
-	}
+	assert.Equal(t, 200, d.Quantile(0.5), "median")
 }
 
 func TestLogNormalClamps(t *testing.T) {
 	d := LogNormal{Median: 100, Sigma: 3, Min: 50, Max: 150}
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 10_000 {
-		if v := d.Draw(r); v < 50 || v > 150 {
-			t.Fatalf("draw %d outside [50, 150]", v)
-		}
+		v := d.Draw(r)
+		require.True(t, 50 <= v && v <= 150, "draw %d outside [50, 150]", v)
 	}
-	if (LogNormal{Median: 7, Max: 100}).Draw(r) != 7 {
-		t.Error("sigma 0 must always draw the median")
-	}
+	assert.Equal(t, 7, (LogNormal{Median: 7, Max: 100}).Draw(r), "sigma 0 must always draw the median")
 }
 
 func TestGeometricMean(t *testing.T) {
@@ -46,14 +42,10 @@ func TestGeometricMean(t *testing.T) {
 		const n = 100_000
 		for range n {
 			v := d.Draw(r)
-			if v < d.Min || v > d.Max {
-				t.Fatalf("%+v: draw %d outside [min, max]", d, v)
-			}
+			require.True(t, d.Min <= v && v <= d.Max, "%+v: draw %d outside [min, max]", d, v)
 			sum += v
 		}
-		if mean := float64(sum) / n; math.Abs(mean-d.Mean) > 0.02*d.Mean+0.01 {
-			t.Errorf("%+v: mean %.3f, want %.3f", d, mean, d.Mean)
-		}
+		assert.InDelta(t, d.Mean, float64(sum)/n, 0.02*d.Mean+0.01, "%+v: mean", d)
 	}
 }
 
@@ -63,14 +55,10 @@ func TestUniformRange(t *testing.T) {
 	seen := map[int]bool{}
 	for range 1_000 {
 		v := d.Draw(r)
-		if v < d.Min || v > d.Max {
-			t.Fatalf("draw %d outside [%d, %d]", v, d.Min, d.Max)
-		}
+		require.True(t, d.Min <= v && v <= d.Max, "draw %d outside [%d, %d]", v, d.Min, d.Max)
 		seen[v] = true
 	}
-	if len(seen) != 4 {
-		t.Errorf("drew %d distinct values of 4", len(seen))
-	}
+	assert.Len(t, seen, 4, "distinct values drawn")
 }
 
 func TestDistributionValidation(t *testing.T) {
@@ -86,8 +74,6 @@ func TestDistributionValidation(t *testing.T) {
 		{"geometric mean < min", Geometric{Min: 2, Mean: 1, Max: 3}.validate()},
 		{"geometric NaN", Geometric{Min: 0, Mean: math.NaN(), Max: 3}.validate()},
 	} {
-		if c.err == nil {
-			t.Errorf("%s: no error", c.name)
-		}
+		assert.Error(t, c.err, c.name)
 	}
 }

@@ -3,11 +3,12 @@ package fakemodel
 import (
 	"bytes"
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
 	"github.com/loopsim/loopsim/loop/looptest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // calm is the default workload with no faults and a fixed plan of
@@ -28,9 +29,7 @@ func runEpisode(t *testing.T, w Workload, p loop.Policy, seeds Seeds) *loop.Resu
 	defer cancel()
 	e := w.Episode(seeds, simModel.ContextWindow, cancel)
 	res, err := loop.Run(ctx, loop.Config{Policy: p, Model: e, Primary: simModel, Tools: e, StopHooks: e, Seed: seeds.Faults}, e.Initial())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return res
 }
 
@@ -38,29 +37,17 @@ func TestEpisodeConformance(t *testing.T) {
 	newEpisode := func() *Episode {
 		return DefaultWorkload().Episode(Seeds{Workload: 1, Faults: 2}, 200_000, func() {})
 	}
-	if err := looptest.CheckModel(func() loop.Model { return newEpisode() }); err != nil {
-		t.Error(err)
-	}
-	if err := looptest.CheckTools(func() loop.Tools { return newEpisode() }); err != nil {
-		t.Error(err)
-	}
-	if err := looptest.CheckStopHooks(func() loop.StopHooks { return newEpisode() }); err != nil {
-		t.Error(err)
-	}
+	assert.NoError(t, looptest.CheckModel(func() loop.Model { return newEpisode() }))
+	assert.NoError(t, looptest.CheckTools(func() loop.Tools { return newEpisode() }))
+	assert.NoError(t, looptest.CheckStopHooks(func() loop.StopHooks { return newEpisode() }))
 }
 
 func TestEpisodeFollowsItsPlan(t *testing.T) {
 	for _, n := range []int{1, 2, 7, 40} {
 		res := runEpisode(t, calm(n), loop.ClaudeCode(), Seeds{Workload: uint64(n), Faults: 1})
-		if res.Terminal != loop.Completed {
-			t.Fatalf("%d replies: terminal %s", n, res.Terminal)
-		}
-		if got := len(res.Trace.Requests()); got != n {
-			t.Errorf("%d replies planned, %d requests made", n, got)
-		}
-		if res.State.TurnCount != n {
-			t.Errorf("%d replies planned, turn count %d", n, res.State.TurnCount)
-		}
+		require.Equal(t, loop.Completed, res.Terminal, "%d replies: terminal", n)
+		assert.Len(t, res.Trace.Requests(), n, "%d replies planned: requests made", n)
+		assert.Equal(t, n, res.State.TurnCount, "%d replies planned: turn count", n)
 	}
 }
 
@@ -69,18 +56,12 @@ func TestEpisodeIsAFunctionOfItsSeeds(t *testing.T) {
 	w.Swarm = true
 	trace := func(s Seeds) []byte {
 		var b bytes.Buffer
-		if err := runEpisode(t, w, loop.ClaudeCode(), s).Trace.WriteJSONL(&b); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, runEpisode(t, w, loop.ClaudeCode(), s).Trace.WriteJSONL(&b))
 		return b.Bytes()
 	}
 	a, b := trace(Seeds{Workload: 11, Faults: 12}), trace(Seeds{Workload: 11, Faults: 12})
-	if !bytes.Equal(a, b) {
-		t.Fatal("the same seeds played two different episodes")
-	}
-	if bytes.Equal(a, trace(Seeds{Workload: 13, Faults: 12})) {
-		t.Error("a different workload seed played the same episode")
-	}
+	require.True(t, bytes.Equal(a, b), "the same seeds played two different episodes")
+	assert.False(t, bytes.Equal(a, trace(Seeds{Workload: 13, Faults: 12})), "a different workload seed played the same episode")
 }
 
 // TestContextGrowsByWhatWasAdded: each request's input is the previous
@@ -91,15 +72,14 @@ func TestContextGrowsByWhatWasAdded(t *testing.T) {
 	for _, ev := range res.Trace {
 		switch x := ev.(type) {
 		case loop.RequestEvent:
-			if prev >= 0 && x.InputTokens != prev+added {
-				t.Fatalf("request of %d tokens after %d + %d added", x.InputTokens, prev, added)
+			if prev >= 0 {
+				require.Equal(t, prev+added, x.InputTokens, "a request after %d + %d added", prev, added)
 			}
 			prev, added = x.InputTokens, 0
 		case loop.ResponseEvent:
 			added += x.Usage.OutputTokens
-			if c := x.Usage.CacheReadInputTokens + x.Usage.CacheCreationInputTokens + x.Usage.InputTokens; c != prev {
-				t.Fatalf("usage reports %d input tokens for a request of %d", c, prev)
-			}
+			require.Equal(t, prev, x.Usage.CacheReadInputTokens+x.Usage.CacheCreationInputTokens+x.Usage.InputTokens,
+				"input tokens the usage reports for the request")
 		case loop.ToolResultEvent:
 			added += x.Tokens
 		}
@@ -111,9 +91,9 @@ func TestPromptTooLongOverTheWindow(t *testing.T) {
 	_, err := e.Stream(context.Background(), loop.Request{Purpose: loop.PurposeMain, MaxTokens: 100, InputTokens: 1_000,
 		Messages: []loop.Message{{ID: "a", Role: loop.RoleUser}}}, func(loop.Block) {})
 	var re *loop.RequestError
-	if !errors.As(err, &re) || re.Kind != loop.ErrPromptTooLong || re.Status != 400 {
-		t.Fatalf("a request the size of the window: %v, want a 400 prompt_too_long", err)
-	}
+	require.ErrorAs(t, err, &re, "a request the size of the window")
+	assert.Equal(t, loop.ErrPromptTooLong, re.Kind, "a request the size of the window")
+	assert.Equal(t, 400, re.Status, "a request the size of the window")
 }
 
 // TestOutputIsCutAtTheCap: a reply longer than max_tokens is cut there;
@@ -128,35 +108,31 @@ func TestOutputIsCutAtTheCap(t *testing.T) {
 		resp, err := e.Stream(context.Background(), loop.Request{Purpose: loop.PurposeMain, MaxTokens: maxTokens, InputTokens: 30_000,
 			Messages: []loop.Message{{ID: "start", Role: loop.RoleUser}, {ID: last, Role: loop.RoleUser,
 				Blocks: []loop.Block{{Type: loop.BlockText, Text: last}}}}}, func(loop.Block) {})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return resp
 	}
 	r := stream("a", 1_000)
-	if r.StopReason != loop.StopMaxTokens || r.Usage.OutputTokens != 1_000 {
-		t.Fatalf("a 2,500-token reply under a 1,000 cap: %s, %d tokens", r.StopReason, r.Usage.OutputTokens)
-	}
-	if r = stream("a", 4_000); r.StopReason != loop.StopToolUse || r.Usage.OutputTokens != 2_500 {
-		t.Fatalf("the same request re-sent with a 4,000 cap: %s, %d tokens, want the whole reply with its tool use", r.StopReason, r.Usage.OutputTokens)
-	}
+	require.Equal(t, loop.StopMaxTokens, r.StopReason, "a 2,500-token reply under a 1,000 cap")
+	require.Equal(t, 1_000, r.Usage.OutputTokens, "a 2,500-token reply under a 1,000 cap")
+	r = stream("a", 4_000)
+	require.Equal(t, loop.StopToolUse, r.StopReason, "the same request re-sent with a 4,000 cap: want the whole reply with its tool use")
+	require.Equal(t, 2_500, r.Usage.OutputTokens, "the same request re-sent with a 4,000 cap: want the whole reply with its tool use")
 	e = w.Episode(Seeds{}, 200_000, func() {})
 	stream("a", 1_000)
-	if r = stream(loop.RecoveryNudge, 1_000); r.StopReason != loop.StopMaxTokens {
-		t.Fatalf("after the first nudge: %s", r.StopReason)
-	}
-	if r = stream(loop.RecoveryNudge+" ", 1_000); r.StopReason != loop.StopToolUse || r.Usage.OutputTokens != 500 {
-		t.Fatalf("after the second nudge: %s, %d tokens, want the last 500 with the tool use", r.StopReason, r.Usage.OutputTokens)
-	}
+	r = stream(loop.RecoveryNudge, 1_000)
+	require.Equal(t, loop.StopMaxTokens, r.StopReason, "after the first nudge")
+	r = stream(loop.RecoveryNudge+" ", 1_000)
+	require.Equal(t, loop.StopToolUse, r.StopReason, "after the second nudge: want the last 500 with the tool use")
+	require.Equal(t, 500, r.Usage.OutputTokens, "after the second nudge: want the last 500 with the tool use")
 }
 
 func TestSummaryIsCutAtTheCap(t *testing.T) {
 	e := calm(3).Episode(Seeds{}, 200_000, func() {})
 	resp, err := e.Stream(context.Background(), loop.Request{Purpose: loop.PurposeCompact, MaxTokens: 8_000, InputTokens: 150_000,
 		Messages: []loop.Message{{ID: "x", Role: loop.RoleUser}}}, func(loop.Block) {})
-	if err != nil || resp.Usage.OutputTokens != 8_000 || resp.StopReason != loop.StopMaxTokens {
-		t.Fatalf("a ~31k summary under an 8,000 cap: %+v, %v", resp, err)
-	}
+	require.NoError(t, err, "a ~31k summary under an 8,000 cap")
+	assert.Equal(t, 8_000, resp.Usage.OutputTokens, "a ~31k summary under an 8,000 cap: %+v", resp)
+	assert.Equal(t, loop.StopMaxTokens, resp.StopReason, "a ~31k summary under an 8,000 cap: %+v", resp)
 }
 
 // TestCompactionShrinksToTheSummary: an auto-compaction brings the
@@ -167,28 +143,22 @@ func TestCompactionShrinksToTheSummary(t *testing.T) {
 	for _, ev := range res.Trace {
 		if c, ok := ev.(loop.Compaction); ok && c.OK {
 			n++
-			if c.TokensBefore < 167_000 || c.TokensAfter < 25_000 || c.TokensAfter > 70_000 {
-				t.Errorf("compaction %d -> %d tokens", c.TokensBefore, c.TokensAfter)
-			}
+			assert.GreaterOrEqual(t, c.TokensBefore, 167_000, "compaction %d -> %d tokens", c.TokensBefore, c.TokensAfter)
+			assert.GreaterOrEqual(t, c.TokensAfter, 25_000, "compaction %d -> %d tokens", c.TokensBefore, c.TokensAfter)
+			assert.LessOrEqual(t, c.TokensAfter, 70_000, "compaction %d -> %d tokens", c.TokensBefore, c.TokensAfter)
 		}
 	}
-	if n == 0 {
-		t.Fatal("400 replies and no compaction")
-	}
+	require.NotZero(t, n, "400 replies and no compaction")
 }
 
 func TestAPIFaultsAndBursts(t *testing.T) {
 	w := calm(3)
 	w.Faults.Overloaded = 1
 	res := runEpisode(t, w, loop.ClaudeCode(), Seeds{})
-	if res.Terminal != loop.APIError {
-		t.Fatalf("always overloaded: terminal %s, want api_error", res.Terminal)
-	}
+	require.Equal(t, loop.APIError, res.Terminal, "always overloaded")
 	w.Faults = Faults{ServerError: 0.5, Persist: 1}
 	res = runEpisode(t, w, loop.ClaudeCode(), Seeds{})
-	if res.Terminal != loop.APIError {
-		t.Fatalf("a fault that persists forever: terminal %s, want api_error", res.Terminal)
-	}
+	require.Equal(t, loop.APIError, res.Terminal, "a fault that persists forever")
 }
 
 func TestMediaFailsUntilCompacted(t *testing.T) {
@@ -201,9 +171,7 @@ func TestMediaFailsUntilCompacted(t *testing.T) {
 	// round: after the prompt and one round claude-code keeps nothing
 	// verbatim (as the released agent does), so the image goes with it
 	// and the retry gets through
-	if res.Terminal != loop.Completed {
-		t.Fatalf("terminal %s, want completed", res.Terminal)
-	}
+	require.Equal(t, loop.Completed, res.Terminal)
 	compactions, tooLarge := 0, 0
 	for _, tr := range res.Trace.Transitions() {
 		if tr == loop.ReactiveCompactRetry {
@@ -215,16 +183,15 @@ func TestMediaFailsUntilCompacted(t *testing.T) {
 			tooLarge++
 		}
 	}
-	if compactions == 0 || compactions != tooLarge {
-		t.Errorf("%d reactive compactions for %d 413s, want one each", compactions, tooLarge)
-	}
+	assert.Positive(t, compactions, "reactive compactions")
+	assert.Equal(t, tooLarge, compactions, "reactive compactions for %d 413s, want one each", tooLarge)
 	e := w.Episode(Seeds{}, 200_000, func() {})
 	e.media = "toolu_9"
 	req := loop.Request{Purpose: loop.PurposeMain, MaxTokens: 1_000, InputTokens: 100,
 		Messages: []loop.Message{{ID: "a", Role: loop.RoleUser, Blocks: []loop.Block{{Type: loop.BlockText, Text: "x"}}}}}
-	if _, err := e.Stream(context.Background(), req, func(loop.Block) {}); err != nil || e.media != "" {
-		t.Errorf("a request without the image: %v (media %q)", err, e.media)
-	}
+	_, err := e.Stream(context.Background(), req, func(loop.Block) {})
+	assert.NoError(t, err, "a request without the image")
+	assert.Empty(t, e.media, "a request without the image")
 }
 
 func TestStopHooksBlockAndRepeat(t *testing.T) {
@@ -237,16 +204,17 @@ func TestStopHooksBlockAndRepeat(t *testing.T) {
 			blocks++
 		}
 	}
-	if res.Terminal != loop.Completed || blocks != 1 {
-		t.Errorf("block once, then pass: terminal %s after %d blocks", res.Terminal, blocks)
-	}
+	assert.Equal(t, loop.Completed, res.Terminal, "block once, then pass")
+	assert.Equal(t, 1, blocks, "block once, then pass")
 	// a hook that always blocks a model that answers again at once trips
 	// claude-code's cap of 8 blocks in a row
 	w.Faults.StopHookRepeat = 1
 	w.AfterBlock = Geometric{Max: 10}
 	res = runEpisode(t, w, loop.ClaudeCode(), Seeds{Workload: 1})
-	if res.Terminal != loop.Completed || res.Trace[len(res.Trace)-1].(loop.TerminalEvent).Message != loop.BlockCapNotice {
-		t.Errorf("a hook that always blocks under claude-code: %s, want the block cap's completed", res.Terminal)
+	if assert.Equal(t, loop.Completed, res.Terminal, "a hook that always blocks under claude-code: want the block cap's completed") {
+		last, ok := res.Trace[len(res.Trace)-1].(loop.TerminalEvent)
+		require.True(t, ok, "the trace ends with its terminal event")
+		assert.Equal(t, loop.BlockCapNotice, last.Message, "a hook that always blocks under claude-code: want the block cap's completed")
 	}
 }
 
@@ -263,12 +231,8 @@ func TestBlockCapResetsOnToolTurns(t *testing.T) {
 	e := w.Episode(Seeds{Workload: 1}, simModel.ContextWindow, cancel)
 	res, err := loop.Run(ctx, loop.Config{Policy: loop.ClaudeCode(), Model: e, Primary: simModel, Tools: e, StopHooks: e,
 		IterationLimit: 300, DiscardTrace: true}, e.Initial())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.Halted {
-		t.Errorf("terminal %s, want a halt at the iteration limit", res.Terminal)
-	}
+	require.NoError(t, err)
+	assert.True(t, res.Halted, "terminal %s, want a halt at the iteration limit", res.Terminal)
 }
 
 func TestAborts(t *testing.T) {
@@ -279,7 +243,6 @@ func TestAborts(t *testing.T) {
 		res := runEpisode(t, w, loop.ClaudeCode(), Seeds{Workload: s, Faults: s})
 		seen[res.Terminal] = true
 	}
-	if !seen[loop.AbortedStreaming] || !seen[loop.AbortedTools] || len(seen) != 2 {
-		t.Errorf("every episode aborts, while streaming or in tools: %v", seen)
-	}
+	assert.Equal(t, map[loop.Terminal]bool{loop.AbortedStreaming: true, loop.AbortedTools: true}, seen,
+		"every episode aborts, while streaming or in tools")
 }

@@ -2,37 +2,30 @@ package fakemodel
 
 import (
 	"math/rand/v2"
-	"slices"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestDefaultWorkloadIsValid(t *testing.T) {
-	if err := DefaultWorkload().Validate(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, DefaultWorkload().Validate())
 }
 
 func TestWorkloadWith(t *testing.T) {
 	w, err := DefaultWorkload().With("output.median", "250")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w.Output.Median != 250 {
-		t.Errorf("output.median = %v, want 250", w.Output.Median)
-	}
-	if w, err = w.With("faults.overloaded", "0.25"); err != nil || w.Faults.Overloaded != 0.25 {
-		t.Errorf("faults.overloaded: %v, %v", w.Faults.Overloaded, err)
-	}
-	if w, err = w.With("replies.max", "2_000"); err != nil || w.Replies.Max != 2000 {
-		t.Errorf("replies.max: %v, %v", w.Replies.Max, err)
-	}
-	if w, err = w.With("swarm", "true"); err != nil || !w.Swarm {
-		t.Errorf("swarm: %v, %v", w.Swarm, err)
-	}
-	if DefaultWorkload().Output.Median == 250 {
-		t.Error("With changed the receiver")
-	}
+	require.NoError(t, err)
+	assert.Equal(t, 250.0, w.Output.Median, "output.median")
+	w, err = w.With("faults.overloaded", "0.25")
+	assert.NoError(t, err, "faults.overloaded")
+	assert.Equal(t, 0.25, w.Faults.Overloaded, "faults.overloaded")
+	w, err = w.With("replies.max", "2_000")
+	assert.NoError(t, err, "replies.max")
+	assert.Equal(t, 2000, w.Replies.Max, "replies.max")
+	w, err = w.With("swarm", "true")
+	assert.NoError(t, err, "swarm")
+	assert.True(t, w.Swarm, "swarm")
+	assert.NotEqual(t, 250.0, DefaultWorkload().Output.Median, "With changed the receiver")
 }
 
 func TestWorkloadWithRejectsBadInput(t *testing.T) {
@@ -48,22 +41,18 @@ func TestWorkloadWithRejectsBadInput(t *testing.T) {
 		{"swarm", "maybe", "not true or false"},
 	} {
 		_, err := DefaultWorkload().With(c.path, c.value)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("With(%q, %q) = %v, want an error containing %q", c.path, c.value, err, c.want)
-		}
+		assert.ErrorContains(t, err, c.want, "With(%q, %q)", c.path, c.value)
 	}
 }
 
 func TestWorkloadFields(t *testing.T) {
 	f := WorkloadFields()
 	for _, want := range []string{"start_context.min", "output.median", "tools.mean", "faults.overloaded", "faults.abort", "swarm"} {
-		if !slices.Contains(f, want) {
-			t.Errorf("WorkloadFields lacks %q: %v", want, f)
-		}
+		assert.Contains(t, f, want, "WorkloadFields")
 	}
 	for _, path := range f {
-		if _, err := DefaultWorkload().With(path, "1"); err != nil && strings.Contains(err.Error(), "no parameter") {
-			t.Errorf("listed field %q is not settable: %v", path, err)
+		if _, err := DefaultWorkload().With(path, "1"); err != nil {
+			assert.NotContains(t, err.Error(), "no parameter", "listed field %q is not settable", path)
 		}
 	}
 }
@@ -79,26 +68,20 @@ func TestSwarmDrawsAroundTheRates(t *testing.T) {
 			p, b := *x.p, max(*want[i].p, swarmFloor)
 			switch {
 			case x.repeat:
-				if p < 0 || p > 1 {
-					t.Fatalf("%s = %v is not a probability", x.name, p)
-				}
+				require.False(t, p < 0 || p > 1, "%s = %v is not a probability", x.name, p)
 			case p == 0:
 				off++
 				n++
 			default:
 				n++
-				if p < b/10*(1-1e-9) || p > min(10*b, 1)*(1+1e-9) {
-					t.Fatalf("%s = %v outside [%v, %v]", x.name, p, b/10, min(10*b, 1))
-				}
+				require.False(t, p < b/10*(1-1e-9) || p > min(10*b, 1)*(1+1e-9), "%s = %v outside [%v, %v]", x.name, p, b/10, min(10*b, 1))
 			}
 		}
 	}
-	if frac := float64(off) / float64(n); frac < 0.45 || frac > 0.55 {
-		t.Errorf("%.2f of the faults switched off, want about half", frac)
-	}
+	frac := float64(off) / float64(n)
+	assert.GreaterOrEqual(t, frac, 0.45, "the fraction of the faults switched off, want about half")
+	assert.LessOrEqual(t, frac, 0.55, "the fraction of the faults switched off, want about half")
 	a := base.Swarm(rand.New(rand.NewPCG(1, 1)))
 	b := base.Swarm(rand.New(rand.NewPCG(1, 1)))
-	if a != b {
-		t.Error("swarm is not a function of its stream")
-	}
+	assert.Equal(t, a, b, "swarm is a function of its stream")
 }
