@@ -5,6 +5,7 @@ import (
 
 	"github.com/loopsim/loopsim/fakemodel/messagesapi"
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzDecode: no body makes the decoder panic; a body it accepts has a
@@ -26,20 +27,16 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		d, err := messagesapi.Decode(body, models)
 		if err != nil {
-			if err.Error() == "" {
-				t.Fatal("a rejection without a message")
-			}
+			require.NotEmpty(t, err.Error(), "a rejection without a message")
 			return
 		}
 		r := d.Request
-		if r.Model == "" || r.MaxTokens < 1 || r.MaxTokens > 100 || len(r.Messages) == 0 || r.InputTokens < len(r.Messages) {
-			t.Fatalf("accepted an incomplete request: %+v", r)
-		}
-		if r.Purpose != loop.PurposeMain && r.Purpose != loop.PurposeCompact {
-			t.Fatalf("purpose %q", r.Purpose)
-		}
-		if len(d.Shapes) != len(r.Messages) {
-			t.Fatalf("%d shapes for %d messages", len(d.Shapes), len(r.Messages))
-		}
+		require.NotEmpty(t, r.Model, "accepted an incomplete request: %+v", r)
+		require.GreaterOrEqual(t, r.MaxTokens, 1, "accepted an incomplete request: %+v", r)
+		require.LessOrEqual(t, r.MaxTokens, 100, "accepted an incomplete request: %+v", r)
+		require.NotEmpty(t, r.Messages, "accepted an incomplete request: %+v", r)
+		require.GreaterOrEqual(t, r.InputTokens, len(r.Messages), "accepted an incomplete request: %+v", r)
+		require.Contains(t, []loop.Purpose{loop.PurposeMain, loop.PurposeCompact}, r.Purpose, "purpose")
+		require.Len(t, d.Shapes, len(r.Messages), "a shape for each message")
 	})
 }
