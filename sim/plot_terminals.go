@@ -2,7 +2,9 @@ package sim
 
 import (
 	"image/color"
+	"strconv"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -13,93 +15,224 @@ import (
 // maxBars caps the settings drawn in the terminals chart.
 const maxBars = 40
 
-// PlotTerminals draws, for each setting (the first forty), the share of
-// episodes that ended in each terminal other than completed, and those
-// that halted, as stacked horizontal bars; it writes dir/terminals.png
-// and .svg.
-func PlotTerminals(dir string, r *Result) ([]string, error) {
-	settings := r.Settings[:min(len(r.Settings), maxBars)]
-	labels := r.Labels()[:len(settings)]
-	type series struct {
-		name   string
-		color  color.Color
-		values plotter.Values
+// barSeries is one stacked segment of the terminals chart: its name and
+// each setting's share (%).
+type barSeries struct {
+	name   string
+	color  color.Color
+	values []float64
+}
+
+// terminalPanel is one side of the terminals chart.
+type terminalPanel struct {
+	title  string
+	series []barSeries // only those some setting shows
+}
+
+// terminalPanels splits the endings other than completed: the failures
+// ([FailureTerminals], completions after an API error, halts), and the
+// endings the user, a hook or the caller's turn cap chose.
+func terminalPanels(r *Result, settings []SettingResult) [2]terminalPanel {
+	share := func(count func(a *Aggregate) int) []float64 {
+		v := make([]float64, len(settings))
+		for i, s := range settings {
+			v[i] = 100 * float64(count(s.Aggregate)) / float64(max(s.Aggregate.Episodes, 1))
+		}
+		return v
 	}
-	var all []series
+	var failures, chosen []barSeries
 	for ti, t := range loop.Terminals {
 		if t == loop.Completed {
 			continue
 		}
-		s := series{name: string(t), color: colorOf(ti), values: make(plotter.Values, len(settings))}
-		any := false
-		for i, sr := range settings {
-			s.values[i] = 100 * sr.Aggregate.Rate(t)
-			any = any || s.values[i] > 0
-		}
-		if any {
-			all = append(all, s)
+		s := barSeries{name: string(t), color: colorOf(ti), values: share(func(a *Aggregate) int { return a.Terminals[t] })}
+		if IsFailure(t) {
+			failures = append(failures, s)
+		} else {
+			chosen = append(chosen, s)
 		}
 	}
-	halted := series{name: "halted (iteration limit)", color: color.Black, values: make(plotter.Values, len(settings))}
-	for i, sr := range settings {
-		halted.values[i] = 100 * float64(sr.Aggregate.Halted) / float64(max(sr.Aggregate.Episodes, 1))
+	failures = append(failures,
+		barSeries{name: "completed after an API error", color: color.RGBA{219, 219, 141, 255},
+			values: share(func(a *Aggregate) int { return a.CompletedAfterAPIError })},
+		barSeries{name: "halted (iteration limit)", color: color.Black, values: share(func(a *Aggregate) int { return a.Halted })})
+	shown := func(all []barSeries) []barSeries {
+		var out []barSeries
+		for _, s := range all {
+			for _, v := range s.values {
+				if v > 0 {
+					out = append(out, s)
+					break
+				}
+			}
+		}
+		return out
 	}
-	if sum(halted.values) > 0 {
-		all = append(all, halted)
+	return [2]terminalPanel{
+		{title: "Failures: the loop gave up", series: shown(failures)},
+		{title: "Ended by the user, a hook or the turn cap", series: shown(chosen)},
 	}
-	p := newPlot("Episodes not completed, by terminal", "share of episodes (%)", "")
-	p.X.Tick.Marker = countTicks{suffix: "%"}
-	p.X.Min = 0
-	p.Legend.Top = true
-	// reverse so that the first setting is at the top
-	rev := func(v plotter.Values) plotter.Values {
+}
+
+// PlotTerminals draws, for each setting (the first forty), the share of
+// episodes that did not complete, in two charts side by side: the
+// failures (the failure terminals, completions after an API error, and
+// halts) and the endings the user, a hook or the caller's turn cap chose
+// (aborts, hook stops, max_turns), each as stacked horizontal bars by
+// terminal with each segment's share and the bar's total written; it
+// writes dir/terminals.png and .svg.
+func PlotTerminals(dir string, r *Result) ([]string, error) {
+	settings := r.Settings[:min(len(r.Settings), maxBars)]
+	labels := r.Labels()[:len(settings)]
+	panels := terminalPanels(r, settings)
+	names := make([]string, len(labels))
+	for i, l := range labels { // the first setting at the top
+		names[len(labels)-1-i] = l
+	}
+	rev := func(v []float64) plotter.Values {
 		out := make(plotter.Values, len(v))
 		for i, x := range v {
 			out[len(v)-1-i] = x
 		}
 		return out
 	}
-	names := make([]string, len(labels))
-	for i, l := range labels {
-		names[len(labels)-1-i] = l
-	}
-	p.NominalY(names...)
-	most := 0.0
-	for i := range settings {
-		t := 0.0
-		for _, s := range all {
-			t += s.values[i]
+	var plots []*plot.Plot
+	var legends []plot.Legend
+	entries := 0
+	most := 0.0 // both charts on one scale, so that lengths compare
+	for _, pn := range panels {
+		for i := range settings {
+			t := 0.0
+			for _, s := range pn.series {
+				t += s.values[i]
+			}
+			most = max(most, t)
 		}
-		most = max(most, t)
 	}
-	p.X.Max = max(most*1.4, 1) // room on the right for the legend
-	var below *plotter.BarChart
-	for _, s := range all {
-		b, err := plotter.NewBarChart(rev(s.values), vg.Points(16))
-		if err != nil {
-			return nil, err
+	for pi, pn := range panels {
+		p := newPlot(pn.title, "share of episodes (%)", "")
+		p.X.Tick.Marker = countTicks{suffix: "%"}
+		p.X.Min = 0
+		p.NominalY(names...)
+		if pi > 0 {
+			p.HideY() // the settings are named once, on the left
 		}
-		b.Horizontal = true
-		b.Color = s.color
-		b.LineStyle.Width = 0
-		if below != nil {
-			b.StackOn(below)
+		p.Y.Min, p.Y.Max = -0.5, float64(len(names))-0.5
+		p.Legend.Top, p.Legend.Left = true, true
+		totals := make([]float64, len(settings))
+		for _, s := range pn.series {
+			for i, v := range s.values {
+				totals[i] += v
+			}
 		}
-		below = b
-		p.Add(b)
-		p.Legend.Add(s.name, b)
+		p.X.Max = max(most*1.15, 1) // room for the totals
+		var below *plotter.BarChart
+		var values barValues
+		for _, s := range pn.series {
+			b, err := plotter.NewBarChart(rev(s.values), vg.Points(16))
+			if err != nil {
+				return nil, err
+			}
+			b.Horizontal = true
+			b.Color = s.color
+			b.LineStyle.Width = 0
+			if below != nil {
+				b.StackOn(below)
+			}
+			below = b
+			p.Add(b)
+			p.Legend.Add(s.name, b)
+		}
+		entries = max(entries, len(pn.series))
+		// each segment's share where it is wide enough, and the total
+		for i := range settings {
+			y := float64(len(settings) - 1 - i)
+			at := 0.0
+			for _, s := range pn.series {
+				v := s.values[i]
+				if v > 0 && v >= 0.12*p.X.Max && v < totals[i]-1e-9 { // a bar of one segment shows its total only
+					values = append(values, barValue{x: at + v/2, y: y, text: shareText(v), inside: true, dark: dark(s.color)})
+				}
+				at += v
+			}
+			values = append(values, barValue{x: at, y: y, text: shareText(totals[i])})
+		}
+		p.Add(values)
+		if len(pn.series) == 0 {
+			p.Title.Text += ": none"
+		}
+		p.Legend.Padding = vg.Points(3)
+		legends = append(legends, p.Legend)
+		p.Legend = plot.NewLegend() // drawn under the chart
+		plots = append(plots, p)
 	}
-	if len(all) == 0 {
-		p.Title.Text = "Every episode completed"
-	}
-	h := vg.Inch*1.2 + vg.Points(12)*vg.Length(len(all)) + vg.Points(26)*vg.Length(len(settings))
-	return saveFigure(dir, "terminals", vg.Inch*10, h, func(dc draw.Canvas) { p.Draw(dc) })
+	legendH := vg.Points(15)*vg.Length(entries) + vg.Points(10)
+	h := vg.Inch*1 + vg.Points(26)*vg.Length(len(settings)) + legendH
+	w := vg.Inch * 15
+	// the left chart is wider by the settings' names
+	split := w*0.52 + vg.Points(5*float64(longest(labels)))
+	return saveFigure(dir, "terminals", w, h, func(dc draw.Canvas) {
+		charts := draw.Crop(dc, vg.Points(4), -vg.Points(10), legendH, -vg.Points(4))
+		plots[0].Draw(draw.Crop(charts, 0, split-w, 0, 0))
+		plots[1].Draw(draw.Crop(charts, split+vg.Points(16), 0, 0, 0))
+		legs := draw.Crop(dc, 0, 0, 0, legendH-h)
+		legends[0].Draw(draw.Crop(legs, vg.Points(5*float64(longest(labels)))+vg.Points(40), split-w, 0, 0))
+		legends[1].Draw(draw.Crop(legs, split+vg.Points(50), 0, 0, 0))
+	})
 }
 
-func sum(v plotter.Values) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
+// longest is the length of the longest of labels.
+func longest(labels []string) int {
+	n := 0
+	for _, l := range labels {
+		n = max(n, len(l))
 	}
-	return s
+	return n
+}
+
+// shareText writes a share of episodes: "4.5%", "0.05%".
+func shareText(v float64) string {
+	if v < 0.1 {
+		return strconv.FormatFloat(v, 'f', 2, 64) + "%"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + "%"
+}
+
+// barValue is a value written on a bar chart: centred inside a segment,
+// or just right of a bar's end.
+type barValue struct {
+	x, y   float64
+	text   string
+	inside bool
+	dark   bool // the segment under an inside value is dark: white text
+}
+
+// dark reports whether c is dark enough for white text on it.
+func dark(c color.Color) bool {
+	r, g, b, _ := c.RGBA()
+	return 0.299*float64(r)+0.587*float64(g)+0.114*float64(b) < 0.6*0xffff
+}
+
+// barValues writes values on a bar chart without changing its axes.
+type barValues []barValue
+
+// Plot implements plot.Plotter.
+func (vs barValues) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	sty := p.Legend.TextStyle
+	sty.Font.Size = vg.Points(8)
+	sty.YAlign = draw.YCenter
+	for _, v := range vs {
+		pt := vg.Point{X: trX(v.x), Y: trY(v.y)}
+		sty.XAlign, sty.Color = draw.XLeft, color.Black
+		if v.inside {
+			sty.XAlign = draw.XCenter
+			if v.dark {
+				sty.Color = color.White
+			}
+		} else {
+			pt.X += vg.Points(3)
+		}
+		c.FillText(sty, pt, v.text)
+	}
 }

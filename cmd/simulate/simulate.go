@@ -505,7 +505,8 @@ func writePlots(rep *sim.Report, p *simPlan, dir string) error {
 		{func() ([]string, error) { return sim.PlotTokens(dir, res) },
 			"Distribution of tokens per episode (input + output of the successful requests), log scale: one tile per setting on shared axes, its median dashed, the first setting in grey behind the others."},
 		{func() ([]string, error) { return sim.PlotTerminals(dir, res) },
-			"Share of episodes that did not complete, by terminal, per setting."},
+			"Episodes that did not complete, per setting, on one scale: on the left the failures (the loop gave up: the failure terminals, completions after an API error, halts), " +
+				"on the right the endings the user, a hook or the turn cap chose (aborts, hook stops, max_turns); each segment's share and the bar's total are written."},
 	}...)
 	if len(p.sweeps) > 0 {
 		figures = append(figures, figure{func() ([]string, error) { return sim.PlotSweep(dir, res, len(p.bases), p.sweeps) },
