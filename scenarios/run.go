@@ -74,7 +74,7 @@ func Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 	fx := s.fixture(cancel)
 	res, err := loop.Run(runCtx, fx.cfg, fx.initial)
 	if !timer.Stop() {
-		return nil, fmt.Errorf("scenario %s: the run did not finish within %s (a slow tool or summary that nothing aborts?)", s.Name, Watchdog)
+		return nil, watchdogError(s.Name, res)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
@@ -143,4 +143,22 @@ func (s *Scenario) observe(res *loop.Result, violations []properties.Violation, 
 		got.Harness = append(got.Harness, fmt.Sprintf("the script was not used up: only %d requests reached the model", len(model.Requests)))
 	}
 	return got
+}
+
+// watchdogError says where a run the watchdog stopped was: the abort
+// the watchdog sends ends it in the step it was waiting in.
+func watchdogError(name string, res *loop.Result) error {
+	where := "before its first iteration ended"
+	if res != nil {
+		n := res.Stats.Iterations
+		switch res.Terminal {
+		case loop.AbortedTools:
+			where = fmt.Sprintf("waiting in the tool batch of iteration %d (a slow tool that nothing aborts?)", n)
+		case loop.AbortedStreaming:
+			where = fmt.Sprintf("waiting for the model in iteration %d (a slow model step that nothing aborts?)", n)
+		default:
+			where = fmt.Sprintf("in iteration %d, ended %q by the watchdog's abort (a slow stop hook, compaction or summary, or more iterations than fit in the watchdog?)", n, res.Terminal)
+		}
+	}
+	return fmt.Errorf("scenario %s: the run did not finish within %s: stopped %s", name, Watchdog, where)
 }

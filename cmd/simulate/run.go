@@ -51,7 +51,8 @@ documented in scenarios/README.md.
 
 Exit status: 0 when every scenario run passed, 1 when an expectation
 failed, 2 when a file did not load (the loader's message names
-file:line:column and the field) or a run could not be judged.
+file:line:column and the field), -run matched no scenario, or a run
+could not be judged.
 
 `)
 		fs.PrintDefaults()
@@ -87,11 +88,21 @@ file:line:column and the field) or a run could not be judged.
 		fmt.Fprintf(stderr, "run: no scenario files in %s (a directory stands for the .yaml files directly in it)\n", strings.Join(paths, ", "))
 		return exitBadInput
 	}
+	if opt.filter != nil {
+		matched := list[:0:0]
+		for _, s := range list {
+			if opt.filter.MatchString(s.Name) {
+				matched = append(matched, s)
+			}
+		}
+		if len(matched) == 0 && len(list) > 0 {
+			fmt.Fprintf(stderr, "run: -run %q matches none of the %d scenarios\n", *pattern, len(list))
+			return exitBadInput
+		}
+		list = matched
+	}
 	var tally tally
 	for _, s := range list {
-		if opt.filter != nil && !opt.filter.MatchString(s.Name) {
-			continue
-		}
 		st, err := runOne(context.Background(), s, opt, stdout, &tally)
 		if err != nil {
 			fmt.Fprintf(stderr, "run: %v\n", err)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const nextTurn = "../../scenarios/library/seed-next-turn.yaml"
@@ -151,6 +153,13 @@ func TestRunUsageErrors(t *testing.T) {
 	if code, _, errOut := runCLI(t, "run", "-run", "("); code != exitBadInput || !strings.Contains(errOut, "-run") {
 		t.Errorf("bad -run: exit %d, stderr %q", code, errOut)
 	}
+}
+
+func TestRunPatternMatchingNothingIsBadInput(t *testing.T) {
+	code, out, errOut := runCLI(t, "run", "-run", "no-such-scenario-name", nextTurn)
+	require.Equal(t, exitBadInput, code, "stdout:\n%s", out)
+	assert.Contains(t, errOut, `-run "no-such-scenario-name" matches none of the 1 scenarios`)
+	assert.NotContains(t, out, "0 passed", "a run that judged nothing must not print a tally that reads as success")
 }
 
 func TestSummarize(t *testing.T) {
