@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 var (
@@ -31,9 +33,7 @@ func BuildTestAgent(t testing.TB) string {
 			t.Log(string(out))
 		}
 	})
-	if agentErr != nil {
-		t.Fatal(agentErr)
-	}
+	require.NoError(t, agentErr, "building testdata/agent")
 	return agentBin
 }
 

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // unreachable names, per profile, the transitions and terminals no
@@ -34,9 +36,7 @@ var unreachable = map[string]map[string]string{
 // testdata/coverage.md (rewritten with -update).
 func TestCoverage(t *testing.T) {
 	lib := loadLibrary(t)
-	if len(lib) < 40 {
-		t.Errorf("the library has %d scenarios, want at least 40", len(lib))
-	}
+	assert.GreaterOrEqual(t, len(lib), 40, "scenarios in the library")
 	for _, profile := range loop.Profiles() {
 		reached := map[string][]string{}
 		for _, s := range lib {
@@ -48,30 +48,22 @@ func TestCoverage(t *testing.T) {
 			}
 		}
 		for _, name := range allOutcomes() {
-			why, listed := unreachable[profile][name]
-			switch {
-			case listed && len(reached[name]) > 0:
-				t.Errorf("%s: %s is listed unreachable (%s) but %s reach it", profile, name, why, strings.Join(reached[name], ", "))
-			case !listed && len(reached[name]) == 0:
-				t.Errorf("%s: no scenario reaches %s", profile, name)
+			if why, listed := unreachable[profile][name]; listed {
+				assert.Empty(t, reached[name], "%s: %s is listed unreachable (%s) but these scenarios reach it", profile, name, why)
+			} else {
+				assert.NotEmpty(t, reached[name], "%s: no scenario reaches %s", profile, name)
 			}
 		}
 	}
 	got := coverageTable(lib)
 	const path = "testdata/coverage.md"
 	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 		return
 	}
 	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("no coverage table (run go test ./scenarios/... -update): %v", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s is out of date: run go test ./scenarios/... -update", path)
-	}
+	require.NoError(t, err, "no coverage table (run go test ./scenarios/... -update)")
+	assert.Equal(t, string(want), got, "%s is out of date: run go test ./scenarios/... -update", path)
 }
 
 // outcomes are the transitions and the terminal a scenario expects.

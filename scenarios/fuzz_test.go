@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzParse feeds the loader arbitrary bytes, seeded with the library and
@@ -12,14 +14,10 @@ import (
 func FuzzParse(f *testing.F) {
 	for _, pattern := range []string{"library/*.yaml", "testdata/broken/*.yaml"} {
 		files, err := filepath.Glob(pattern)
-		if err != nil {
-			f.Fatal(err)
-		}
+		require.NoError(f, err)
 		for _, file := range files {
 			data, err := os.ReadFile(file)
-			if err != nil {
-				f.Fatal(err)
-			}
+			require.NoError(f, err)
 			f.Add(data)
 		}
 	}
@@ -28,12 +26,8 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse("fuzz.yaml", data)
 		if err != nil {
-			if s != nil {
-				t.Fatalf("Parse returned a scenario and an error: %v", err)
-			}
-			if err.Error() == "" {
-				t.Fatal("empty error message")
-			}
+			require.Nil(t, s, "Parse returned a scenario and an error: %v", err)
+			require.NotEmpty(t, err.Error(), "empty error message")
 			return
 		}
 		s.fixture(func() {})

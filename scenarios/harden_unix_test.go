@@ -29,7 +29,7 @@ func loadsWithin(t *testing.T, f func() ([]*Scenario, error)) ([]*Scenario, erro
 	case r := <-done:
 		return r.list, r.err
 	case <-time.After(5 * time.Second):
-		t.Fatal("the loader blocked")
+		require.FailNow(t, "the loader blocked")
 		return nil, nil
 	}
 }

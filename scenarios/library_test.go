@@ -14,6 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden traces under testdata/golden")
@@ -26,16 +28,12 @@ func TestLibrary(t *testing.T) {
 	for _, s := range loadLibrary(t) {
 		t.Run(s.Name, func(t *testing.T) {
 			out, err := Run(context.Background(), s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if s.Skip != "" {
 				// A skipped scenario shows a loop bug and expects the
 				// correct behaviour: once the bug is fixed it passes, and
 				// the skip must go.
-				if out.Passed() {
-					t.Fatalf("%s passes now: the bug its skip names is fixed; delete the skip line and run go test ./scenarios/... -update", s.File)
-				}
+				require.False(t, out.Passed(), "%s passes now: the bug its skip names is fixed; delete the skip line and run go test ./scenarios/... -update", s.File)
 				t.Skip(s.Skip)
 			}
 			if !out.Passed() {
@@ -54,20 +52,14 @@ func TestLibrary(t *testing.T) {
 func checkGolden(t *testing.T, name string, tr loop.Trace) {
 	t.Helper()
 	var got bytes.Buffer
-	if err := tr.WriteJSONL(&got); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tr.WriteJSONL(&got))
 	path := filepath.Join(goldenDir, name+".jsonl")
 	if *update {
-		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, got.Bytes(), 0o644))
 		return
 	}
 	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("no golden trace (run go test ./scenarios/... -update): %v", err)
-	}
+	require.NoError(t, err, "no golden trace (run go test ./scenarios/... -update)")
 	if !bytes.Equal(want, got.Bytes()) {
 		t.Errorf("trace differs from %s (-golden +run); if the loop changed on purpose, check the change and rerun with -update:\n%s",
 			path, cmp.Diff(strings.Split(string(want), "\n"), strings.Split(got.String(), "\n")))
@@ -82,31 +74,25 @@ func TestGoldenFilesHaveScenarios(t *testing.T) {
 		names[s.Name] = true
 	}
 	entries, err := os.ReadDir(goldenDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, e := range entries {
-		if name, ok := strings.CutSuffix(e.Name(), ".jsonl"); !ok || !names[name] {
-			t.Errorf("%s/%s belongs to no scenario of the library; delete it", goldenDir, e.Name())
-		}
+		name, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		assert.True(t, ok && names[name], "%s/%s belongs to no scenario of the library; delete it", goldenDir, e.Name())
 	}
 }
 
 // TestLibraryFileNames: each scenario is named after its file.
 func TestLibraryFileNames(t *testing.T) {
 	for _, s := range loadLibrary(t) {
-		if want := "library/" + s.Name + ".yaml"; s.File != want {
-			t.Errorf("scenario %q is in %s; name the file %s", s.Name, s.File, want)
-		}
+		want := "library/" + s.Name + ".yaml"
+		assert.Equal(t, want, s.File, "scenario %q: name the file %s", s.Name, want)
 	}
 }
 
 func loadLibrary(t *testing.T) []*Scenario {
 	t.Helper()
 	list, err := Library()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return list
 }
 
@@ -124,9 +110,7 @@ func TestLibraryIsDeterministic(t *testing.T) {
 				continue
 			}
 			out, err := Run(context.Background(), s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			t.Run(fmt.Sprintf("%s/GOMAXPROCS=%d", s.Name, procs), func(t *testing.T) { checkGolden(t, s.Name, out.Result.Trace) })
 		}
 		runtime.GOMAXPROCS(prev)

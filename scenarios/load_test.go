@@ -1,11 +1,13 @@
 package scenarios
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestBrokenFiles loads every file of testdata/broken: each must be
@@ -13,42 +15,27 @@ import (
 // -update), and every problem but a whole-file one must carry a line.
 func TestBrokenFiles(t *testing.T) {
 	files, err := filepath.Glob("testdata/broken/*.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) < 150 {
-		t.Fatalf("%d broken files, want at least 150", len(files))
-	}
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(files), 150, "broken files")
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) {
 			_, err := LoadFile(f)
-			if err == nil {
-				t.Fatalf("%s loaded without error", f)
-			}
+			require.Error(t, err, "%s loaded without error", f)
 			var list ErrorList
-			if !errors.As(err, &list) || len(list) == 0 {
-				t.Fatalf("error is %T, want a non-empty ErrorList: %v", err, err)
-			}
+			require.ErrorAs(t, err, &list)
+			require.NotEmpty(t, list, "want a non-empty ErrorList: %v", err)
 			for _, e := range list {
-				if e.File != f {
-					t.Errorf("problem names file %q, want %q", e.File, f)
-				}
+				assert.Equal(t, f, e.File, "the file a problem names")
 			}
 			golden := strings.TrimSuffix(f, ".yaml") + ".err"
 			got := err.Error() + "\n"
 			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
 				return
 			}
 			want, rerr := os.ReadFile(golden)
-			if rerr != nil {
-				t.Fatalf("no expected message (run go test ./scenarios/... -update): %v", rerr)
-			}
-			if got != string(want) {
-				t.Errorf("message differs from %s:\n got: %s\nwant: %s", golden, got, want)
-			}
+			require.NoError(t, rerr, "no expected message (run go test ./scenarios/... -update)")
+			assert.Equal(t, string(want), got, "message differs from %s", golden)
 		})
 	}
 }
@@ -62,12 +49,10 @@ func TestBrokenFilesArePositioned(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 		_, err := LoadFile(f)
 		var list ErrorList
-		if !errors.As(err, &list) {
-			t.Fatalf("%s: %v", f, err)
-		}
+		require.ErrorAs(t, err, &list, f)
 		for _, e := range list {
-			if !fileLevel[name] && (e.Line == 0 || e.Column == 0) {
-				t.Errorf("%s: problem without line and column: %v", f, e)
+			if !fileLevel[name] {
+				assert.True(t, e.Line != 0 && e.Column != 0, "%s: problem without line and column: %v", f, e)
 			}
 		}
 	}
@@ -85,29 +70,21 @@ expect: {terminal: completed, transitions: [], colour: red}
 `
 	_, err := Parse("many.yaml", []byte(src))
 	var list ErrorList
-	if !errors.As(err, &list) {
-		t.Fatalf("got %v, want an ErrorList", err)
-	}
+	require.ErrorAs(t, err, &list)
 	want := []string{
 		"many.yaml:5:36: conversation[0].tokens: -1 is negative: every number in a scenario is zero or more",
 		`many.yaml:7:34: script[0].output_tokens: want a whole number, got the string "lots"`,
 		"many.yaml:8:48: expect.colour: unknown field (known here: terminal, halted, transitions, counters, violated, wire)",
 	}
-	if len(list) != len(want) {
-		t.Fatalf("got %d problems, want %d:\n%v", len(list), len(want), err)
-	}
+	require.Len(t, list, len(want), "problems:\n%v", err)
 	for i, w := range want {
-		if got := list[i].Error(); got != w {
-			t.Errorf("problem %d:\n got %s\nwant %s", i, got, w)
-		}
+		assert.Equal(t, w, list[i].Error(), "problem %d", i)
 	}
 }
 
 func TestParseBoundsTheFileSize(t *testing.T) {
 	_, err := Parse("big.yaml", make([]byte, MaxFileSize+1))
-	if err == nil || !strings.Contains(err.Error(), "larger than") {
-		t.Fatalf("got %v, want a size error", err)
-	}
+	require.ErrorContains(t, err, "larger than", "want a size error")
 }
 
 func TestParseResolvesDefaultsAndPolicy(t *testing.T) {
@@ -122,56 +99,40 @@ tools: {by_name: {Write: {}, Read: {}}}
 expect: {terminal: completed, transitions: []}
 `
 	s, err := Parse("ok.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p := s.ResolvedPolicy()
-	if p.Name != "claude-code" || p.MaxTurns != 4 || strings.Join(p.ReactiveOnlyModels, ",") != "a,b" {
-		t.Errorf("policy not resolved: name %q, max_turns %d, reactive_only_models %v", p.Name, p.MaxTurns, p.ReactiveOnlyModels)
-	}
-	if s.Model != DefaultModel {
-		t.Errorf("model %+v, want the default %+v", s.Model, DefaultModel)
-	}
-	if f := s.FallbackModel; f.ContextWindow != DefaultModel.ContextWindow || f.MaxOutputTokens != DefaultModel.MaxOutputTokens {
-		t.Errorf("fallback model %+v did not take the main model's sizes", f)
-	}
-	if got := strings.Join(s.toolNames(), ","); got != "Read,Write" {
-		t.Errorf("tool names %q, want the by_name keys sorted", got)
-	}
+	assert.Equal(t, "claude-code", p.Name, "policy not resolved: name")
+	assert.Equal(t, 4, p.MaxTurns, "policy not resolved: max_turns")
+	assert.Equal(t, "a,b", strings.Join(p.ReactiveOnlyModels, ","), "policy not resolved: reactive_only_models")
+	assert.Equal(t, DefaultModel, s.Model, "model: want the default")
+	f := s.FallbackModel
+	assert.Equal(t, DefaultModel.ContextWindow, f.ContextWindow, "fallback model %+v did not take the main model's sizes", f)
+	assert.Equal(t, DefaultModel.MaxOutputTokens, f.MaxOutputTokens, "fallback model %+v did not take the main model's sizes", f)
+	assert.Equal(t, "Read,Write", strings.Join(s.toolNames(), ","), "tool names: want the by_name keys sorted")
 }
 
 func TestLoadNamesEveryBadFileAndKeepsTheGoodOnes(t *testing.T) {
 	list, err := Load("library/seed-next-turn.yaml", "testdata/broken/missing-name.yaml", "testdata/broken/unknown-role.yaml", "no/such/file.yaml")
-	if len(list) != 1 || list[0].Name != "seed-next-turn" {
-		t.Errorf("loaded %d scenarios, want seed-next-turn alone", len(list))
+	if assert.Len(t, list, 1, "want seed-next-turn alone") {
+		assert.Equal(t, "seed-next-turn", list[0].Name, "want seed-next-turn alone")
 	}
 	var errs ErrorList
-	if !errors.As(err, &errs) {
-		t.Fatalf("got %v, want an ErrorList", err)
-	}
+	require.ErrorAs(t, err, &errs)
 	for _, f := range []string{"missing-name.yaml", "unknown-role.yaml", "no/such/file.yaml"} {
-		if !strings.Contains(err.Error(), f) {
-			t.Errorf("error does not name %s:\n%v", f, err)
-		}
+		assert.ErrorContains(t, err, f, "the error names every bad file")
 	}
 }
 
 func TestLoadRefusesTwoScenariosWithOneName(t *testing.T) {
 	_, err := Load("library/seed-next-turn.yaml", "library/seed-next-turn.yaml")
-	if err == nil || !strings.Contains(err.Error(), `name: "seed-next-turn" is also the name of library/seed-next-turn.yaml`) {
-		t.Fatalf("got %v, want a repeated-name error", err)
-	}
+	require.ErrorContains(t, err, `name: "seed-next-turn" is also the name of library/seed-next-turn.yaml`, "want a repeated-name error")
 }
 
 func TestLoadDirectory(t *testing.T) {
 	list, err := Load("library")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	lib := loadLibrary(t)
-	if len(list) != len(lib) {
-		t.Errorf("Load(library) gave %d scenarios, the embedded library %d", len(list), len(lib))
-	}
+	assert.Len(t, list, len(lib), "Load(library) against the embedded library")
 }
 
 func TestTransitionEntries(t *testing.T) {
@@ -188,8 +149,10 @@ func TestTransitionEntries(t *testing.T) {
 		{"next", 0, false},
 	} {
 		_, n, err := parseTransitionEntry(c.entry)
-		if (err == nil) != c.ok || (c.ok && n != c.n) {
-			t.Errorf("parseTransitionEntry(%q) = %d, %v; want %d, ok %t", c.entry, n, err, c.n, c.ok)
+		if !c.ok {
+			assert.Error(t, err, "parseTransitionEntry(%q)", c.entry)
+		} else if assert.NoError(t, err, "parseTransitionEntry(%q)", c.entry) {
+			assert.Equal(t, c.n, n, "parseTransitionEntry(%q)", c.entry)
 		}
 	}
 }

@@ -7,15 +7,15 @@ import (
 	"testing"
 
 	"github.com/loopsim/loopsim/properties"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestREADMEDocumentsTheFormat: every field of the format, every counter
 // and every invariant is named in README.md, in backquotes.
 func TestREADMEDocumentsTheFormat(t *testing.T) {
 	data, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	readme := string(data)
 	var names []string
 	seen := map[reflect.Type]bool{}
@@ -48,8 +48,7 @@ func TestREADMEDocumentsTheFormat(t *testing.T) {
 	}
 	names = append(names, properties.InvariantNames()...)
 	for _, n := range names {
-		if !strings.Contains(readme, "`"+n+"`") {
-			t.Errorf("README.md does not document `%s`", n)
-		}
+		// assert.True, not assert.Contains: a failure names the field, not the whole README
+		assert.True(t, strings.Contains(readme, "`"+n+"`"), "README.md does not document `%s`", n)
 	}
 }

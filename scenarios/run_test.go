@@ -2,30 +2,27 @@ package scenarios
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // scenario parses a scenario written inline for a test.
 func scenario(t *testing.T, src string) *Scenario {
 	t.Helper()
 	s, err := Parse(t.Name()+".yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return s
 }
 
 func run(t *testing.T, s *Scenario) *Outcome {
 	t.Helper()
 	out, err := Run(context.Background(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return out
 }
 
@@ -44,15 +41,9 @@ func TestRunPasses(t *testing.T) {
   transitions: [next_turn]
   counters: {turns: 2, requests: 2}
 `))
-	if !out.Passed() {
-		t.Fatalf("did not pass:\n%s", out.Diff())
-	}
-	if out.Diff() != "" {
-		t.Errorf("a passing run has a diff:\n%s", out.Diff())
-	}
-	if len(out.Violations) != 0 {
-		t.Errorf("violations: %v", out.Violations)
-	}
+	require.True(t, out.Passed(), "did not pass:\n%s", out.Diff())
+	assert.Empty(t, out.Diff(), "a passing run has a diff")
+	assert.Empty(t, out.Violations, "violations")
 }
 
 // TestRunFailsWithADiff: every part of the expectation can fail, and the
@@ -70,12 +61,8 @@ func TestRunFailsWithADiff(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := run(t, scenario(t, oneToolTurn+"expect: "+c.expect+"\n"))
-			if out.Passed() {
-				t.Fatal("passed a wrong expectation")
-			}
-			if d := out.Diff(); !strings.Contains(d, c.inDiff) {
-				t.Errorf("diff does not show %s:\n%s", c.inDiff, d)
-			}
+			require.False(t, out.Passed(), "passed a wrong expectation")
+			assert.Contains(t, out.Diff(), c.inDiff, "the diff shows what departed")
 		})
 	}
 }
@@ -92,9 +79,7 @@ expect: {terminal: model_error, transitions: [next_turn]}
 	if diff := cmp.Diff(want, out.Got.Harness); diff != "" {
 		t.Errorf("harness faults (-want +got):\n%s", diff)
 	}
-	if out.Passed() {
-		t.Error("a run that ran out of script passed")
-	}
+	assert.False(t, out.Passed(), "a run that ran out of script passed")
 }
 
 func TestRunReportsAScriptNotUsedUp(t *testing.T) {
@@ -105,12 +90,10 @@ conversation: [{role: user, text: hi}]
 script: [{text: done}, {text: never asked}]
 expect: {terminal: completed, transitions: []}
 `))
-	if len(out.Got.Harness) != 1 || !strings.Contains(out.Got.Harness[0], "not used up") {
-		t.Errorf("harness faults %q, want the script not used up", out.Got.Harness)
+	if assert.Len(t, out.Got.Harness, 1, "harness faults: want the script not used up") {
+		assert.Contains(t, out.Got.Harness[0], "not used up", "harness faults: want the script not used up")
 	}
-	if out.Passed() {
-		t.Error("a run that left script steps unplayed passed")
-	}
+	assert.False(t, out.Passed(), "a run that left script steps unplayed passed")
 }
 
 func TestRunExpectsAKnownFinding(t *testing.T) {
@@ -127,12 +110,9 @@ expect:
   violated: [termination]
 `
 	out := run(t, scenario(t, src))
-	if !out.Passed() {
-		t.Fatalf("did not pass:\n%s", out.Diff())
-	}
-	if !out.Result.Halted || out.Result.Terminal != "" {
-		t.Errorf("result halted %t, terminal %q", out.Result.Halted, out.Result.Terminal)
-	}
+	require.True(t, out.Passed(), "did not pass:\n%s", out.Diff())
+	assert.True(t, out.Result.Halted, "result halted")
+	assert.Empty(t, out.Result.Terminal, "result terminal")
 }
 
 func TestRunFailsOnAnUnexpectedViolation(t *testing.T) {
@@ -146,13 +126,10 @@ expect:
   transitions: [max_output_tokens_escalate, max_output_tokens_recovery, max_output_tokens_escalate]
 `
 	out := run(t, scenario(t, src))
-	if out.Passed() || !strings.Contains(out.Diff(), "escalate_once") {
-		t.Errorf("an unexpected violation passed:\n%s", out.Diff())
-	}
+	assert.False(t, out.Passed(), "an unexpected violation passed:\n%s", out.Diff())
+	assert.Contains(t, out.Diff(), "escalate_once", "the diff names the unexpected violation")
 	out = run(t, scenario(t, src+"  violated: [escalate_once]\n"))
-	if !out.Passed() {
-		t.Errorf("the expected violation failed:\n%s", out.Diff())
-	}
+	assert.True(t, out.Passed(), "the expected violation failed:\n%s", out.Diff())
 }
 
 // TestRunIsFreshEachTime: the fakes keep state, so two runs of one
@@ -160,11 +137,9 @@ expect:
 func TestRunIsFreshEachTime(t *testing.T) {
 	s := scenario(t, oneToolTurn+"expect: {terminal: completed, transitions: [next_turn]}\n")
 	a, b := run(t, s), run(t, s)
-	if !a.Passed() || !b.Passed() {
-		t.Fatalf("runs did not pass:\n%s\n%s", a.Diff(), b.Diff())
-	}
-	if !cmp.Equal(a.Result.Trace, b.Result.Trace) {
-		t.Error("two runs of one scenario gave different traces")
+	require.True(t, a.Passed() && b.Passed(), "runs did not pass:\n%s\n%s", a.Diff(), b.Diff())
+	if diff := cmp.Diff(a.Result.Trace, b.Result.Trace); diff != "" {
+		t.Errorf("two runs of one scenario gave different traces (-first +second):\n%s", diff)
 	}
 }
 
@@ -180,17 +155,16 @@ script: [{text: done}]
 expect: {terminal: completed, transitions: []}
 `)
 	s.Conversation[1].ID = "a"
-	if _, err := Run(context.Background(), s); err == nil || !strings.Contains(err.Error(), `id "a" is also the id of message 0`) {
-		t.Fatalf("got %v, want the loop's refusal of a repeated id", err)
-	}
+	_, err := Run(context.Background(), s)
+	require.ErrorContains(t, err, `id "a" is also the id of message 0`, "want the loop's refusal of a repeated id")
 }
 
 func TestCountersAreDocumentedAndDistinct(t *testing.T) {
 	seen := map[string]bool{}
 	for _, c := range Counters {
-		if seen[c.Name] || c.Doc == "" || c.Of == nil {
-			t.Errorf("counter %q repeated or incomplete", c.Name)
-		}
+		assert.False(t, seen[c.Name], "counter %q repeated", c.Name)
+		assert.NotEmpty(t, c.Doc, "counter %q has no doc", c.Name)
+		assert.NotNil(t, c.Of, "counter %q has no Of", c.Name)
 		seen[c.Name] = true
 		_ = c.Of(&loop.Result{})
 	}
