@@ -116,6 +116,22 @@ func TestCollapseStagesAfterTheNewestStagedSpan(t *testing.T) {
 	res = loop.SpanCollapser{}.Collapse(loop.CollapseInput{Messages: lone, Tokens: 1_300,
 		Staged: []loop.Span{{First: "p", Last: "r1"}}, StageAt: 1_000, CommitAt: 5_000, KeepRecent: 4})
 	assert.Equal(t, []loop.Span{{First: "p", Last: "r1"}}, res.Staged, "staged a single message")
+
+	// a span of one message is widened to the newest foldable round start
+	odd := loop.SpanCollapser{}.Collapse(loop.CollapseInput{Messages: msgs, Tokens: 1_300,
+		Staged: []loop.Span{{First: "p", Last: "a1"}}, StageAt: 1_000, CommitAt: 5_000, KeepRecent: 8})
+	assert.Equal(t, []loop.Span{{First: "p", Last: "a1"}, {First: "r1", Last: "r2"}}, odd.Staged)
+}
+
+// The older half of what is foldable may be two messages that are not a
+// round (the prompt and a second user message).
+func TestCollapseHalfOfTwoMessages(t *testing.T) {
+	msgs := rounds(2, 100)
+	msgs = append(msgs[:1], append([]loop.Message{{ID: "u", Role: loop.RoleUser, Tokens: 100,
+		Blocks: []loop.Block{{Type: loop.BlockText, Text: "also"}}}}, msgs[1:]...)...)
+	require.Equal(t, []string{"p", "u", "a1", "r1", "a2", "r2"}, msgIDs(msgs))
+	res := loop.SpanCollapser{}.Collapse(loop.CollapseInput{Messages: msgs, Tokens: 600, StageAt: 1, CommitAt: 5_000, KeepRecent: 2})
+	assert.Equal(t, []loop.Span{{First: "p", Last: "u"}}, res.Staged)
 }
 
 func TestCollapseCommitsThenStagesTheNextSpan(t *testing.T) {
