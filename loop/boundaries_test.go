@@ -142,3 +142,15 @@ func TestUsageCounterAnchorsOnTheFirstMessage(t *testing.T) {
 	assert.Equal(t, 70, loop.UsageCounter{}.Count([]loop.Message{{Tokens: 50, Role: loop.RoleAssistant}, {Tokens: 20, Role: loop.RoleUser}}),
 		"without usage: the sum")
 }
+
+// A reply's size is the output the API reported, down to 1 token; with 0
+// reported it is estimated.
+func TestReplySizeFromReportedOutput(t *testing.T) {
+	one := runModel(t, usageModel{usage: loop.Usage{InputTokens: 10, OutputTokens: 1}})
+	last := one.State.Messages[len(one.State.Messages)-1]
+	assert.Equal(t, 1, last.Tokens, "1 output token reported")
+	zero := runModel(t, usageModel{usage: loop.Usage{InputTokens: 10}})
+	last = zero.State.Messages[len(zero.State.Messages)-1]
+	assert.Equal(t, loop.CharEstimator{}.Estimate(last), last.Tokens, "0 output tokens reported: estimated")
+	assert.Positive(t, last.Tokens)
+}

@@ -33,6 +33,22 @@ func TestFailedRequestWithoutBlocksAddsNoReply(t *testing.T) {
 	assert.True(t, thrown.State.Messages[1].APIError)
 }
 
+// A request that fails after one block keeps that block as the partial
+// reply, a whole message, before the API-error message (a fallback
+// trigger without a fallback model is an ordinary API error).
+func TestFailedRequestKeepsItsPartialBlock(t *testing.T) {
+	res, _ := run(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.FallbackTriggered, Text: "half an answer", After: 1}}})
+	require.Equal(t, loop.Completed, res.Terminal)
+	msgs := res.State.Messages
+	require.Len(t, msgs, 3, "history %v", msgIDs(msgs))
+	partial := msgs[1]
+	assert.Equal(t, loop.RoleAssistant, partial.Role)
+	assert.Equal(t, "half an answer", partial.Text())
+	assert.NotEmpty(t, partial.ID)
+	assert.Positive(t, partial.Tokens)
+	assert.True(t, msgs[2].APIError)
+}
+
 // A starting history with one id twice is refused, naming both messages.
 func TestStartingHistoryWithDuplicateIDs(t *testing.T) {
 	initial := []loop.Message{
