@@ -53,7 +53,22 @@ func PlotSweep(dir string, r *Result, bases int, sweeps []Sweep) ([]string, erro
 		p.Y.Tick.Marker = panel.ticks
 		p.Y.Min = 0
 		if numeric {
-			p.X.Tick.Marker = countTicks{}
+			// a tick at each value swept, and room around the first and last
+			lo, hi := xs[0], xs[0]
+			for _, x := range xs {
+				lo, hi = min(lo, x), max(hi, x)
+			}
+			pad := max((hi-lo)*0.06, 1e-9)
+			p.X.Min, p.X.Max = lo-pad, hi+pad
+			if n1 <= 12 {
+				var tks []plot.Tick
+				for _, x := range xs {
+					tks = append(tks, plot.Tick{Value: x, Label: humanCount(x)})
+				}
+				p.X.Tick.Marker = plot.ConstantTicks(tks)
+			} else {
+				p.X.Tick.Marker = countTicks{}
+			}
 		} else {
 			p.NominalX(ticks...)
 			p.X.Min, p.X.Max = -0.5, float64(n1)-0.5
