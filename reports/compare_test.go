@@ -246,9 +246,7 @@ func TestParseRules(t *testing.T) {
 		"new_violations>1pp": "takes a count",
 	} {
 		_, err := ParseRules(spec)
-		if assert.Error(t, err, spec) {
-			assert.Contains(t, err.Error(), want, spec)
-		}
+		assert.ErrorContains(t, err, want, spec)
 	}
 }
 
@@ -265,7 +263,8 @@ func TestRegressionsNeedSignificance(t *testing.T) {
 	// tokens +8% and completed -4pp are significant; requests did not
 	// change significantly.
 	assert.Equal(t, []string{"tokens>+5%", "new_violations>0", "completed<-1pp"}, got)
-	assert.True(t, strings.HasPrefix(cmp.Regressions(rules)[0].Observed, "tokens (input + output) (mean) +"))
+	observed := cmp.Regressions(rules)[0].Observed
+	assert.True(t, strings.HasPrefix(observed, "tokens (input + output) (mean) +"), "the first regression observed: %q", observed)
 }
 
 // TestPlot: every plot of a comparison is written, PNG and SVG, and
@@ -321,5 +320,5 @@ func TestRankAndMeanDisagree(t *testing.T) {
 			return
 		}
 	}
-	t.Fatal("no tokens row")
+	require.FailNow(t, "no tokens row")
 }
