@@ -169,7 +169,7 @@ func contextFigure(samples []ContextSample, labels []string, autoCompact []bool)
 		}
 		title := fmt.Sprintf("%s: episode %d%s", cs.Feature, cs.Index, ending)
 		if n > 1 {
-			title = fmt.Sprintf("episode %d%s\n%s in %s", cs.Index, ending, cs.Feature, labels[cs.PickedBy])
+			title = fmt.Sprintf("episode %d%s\n%s in\n%s", cs.Index, ending, cs.Feature, labels[cs.PickedBy])
 		}
 		p := newPlot(title, "iteration", "context (tokens)")
 		p.Y.Tick.Marker, p.X.Tick.Marker = countTicks{}, countTicks{}
@@ -234,11 +234,14 @@ func contextFigure(samples []ContextSample, labels []string, autoCompact []bool)
 				}
 			}
 			if sameAs[j] == j && len(group) > 1 {
-				notes = append(notes, "identical under "+sameNames(group))
-				noteColors = append(noteColors, colorOf(j))
+				for _, line := range wrapNote("identical under "+sameNames(group), noteWidth) {
+					notes = append(notes, line)
+					noteColors = append(noteColors, colorOf(j))
+				}
 			}
 		}
-		if len(notes) > 0 {
+		if len(notes) > 0 { // above the window, with room made for them
+			p.Y.Max = float64(top) * (1.08 + 0.055*float64(len(notes)))
 			p.Add(&cornerNotes{lines: notes, colors: noteColors})
 		}
 		for k, tl := range tls {
@@ -308,7 +311,7 @@ func contextFigure(samples []ContextSample, labels []string, autoCompact []bool)
 	return fig, nil
 }
 
-// cornerNotes writes lines of text in the bottom left corner of a plot's
+// cornerNotes writes lines of text in the top left corner of a plot's
 // data area, without changing its axes.
 type cornerNotes struct {
 	lines  []string
@@ -319,10 +322,10 @@ type cornerNotes struct {
 func (n *cornerNotes) Plot(c draw.Canvas, p *plot.Plot) {
 	sty := p.Legend.TextStyle
 	sty.Font.Size = vg.Points(8)
-	sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
+	sty.XAlign, sty.YAlign = draw.XLeft, draw.YTop
 	for i, l := range n.lines {
 		sty.Color = n.colors[i]
-		c.FillText(sty, vg.Point{X: c.Min.X + vg.Points(4), Y: c.Min.Y + vg.Points(3+10*float64(len(n.lines)-1-i))}, l)
+		c.FillText(sty, vg.Point{X: c.Min.X + vg.Points(4), Y: c.Max.Y - vg.Points(2+10*float64(i))}, l)
 	}
 }
 
@@ -364,4 +367,26 @@ func sameNames(labels []string) string {
 	}
 	last := len(parts) - 1
 	return prefix + strings.Join(parts[:last], ", ") + " and " + parts[last]
+}
+
+// noteWidth is the characters of a note's line in a context tile.
+const noteWidth = 80
+
+// wrapNote breaks text into lines of at most width characters at its
+// spaces (a longer word stays whole), continued lines indented.
+func wrapNote(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = w
+		case len(line)+1+len(w) > width:
+			lines = append(lines, line)
+			line = "   " + w
+		default:
+			line += " " + w
+		}
+	}
+	return append(lines, line)
 }

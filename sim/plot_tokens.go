@@ -76,7 +76,7 @@ func PlotTokens(dir string, r *Result) ([]string, error) {
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadTop: vg.Points(24), PadBottom: vg.Points(4), PadLeft: vg.Points(4),
 		PadRight: vg.Points(10), PadX: vg.Points(12), PadY: vg.Points(10)}
 	w := vg.Inch * vg.Length(1+4.5*float64(cols))
-	h := vg.Points(24) + vg.Inch*2.8*vg.Length(rows)
+	h := vg.Points(24) + vg.Inch*3*vg.Length(rows)
 	return saveFigure(dir, "tokens", w, h, func(dc draw.Canvas) {
 		drawFigureTitle(dc, w, h, title)
 		for i, p := range plots {
@@ -118,7 +118,7 @@ func tokenPanels(r *Result) (panels []tokenPanel, first, last float64) {
 
 // tokenPlot is one setting's tile.
 func tokenPlot(pn tokenPanel, first float64, edge func(float64) float64, xmin, xmax, ymax float64) (*plot.Plot, error) {
-	p := newPlot(fmt.Sprintf("%s: median %s, mean %s", pn.label, humanCount(pn.median), humanCount(pn.mean)),
+	p := newPlot(fmt.Sprintf("%s\nmedian %s, mean %s", pn.label, humanCount(pn.median), humanCount(pn.mean)),
 		"tokens per episode (log scale)", "% of episodes")
 	p.X.Scale = logScale{}
 	p.X.Tick.Marker = countTicks{log: true, decades: true}
