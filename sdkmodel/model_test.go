@@ -310,7 +310,7 @@ func TestCancel(t *testing.T) {
 	case err := <-done:
 		assert.ErrorIs(t, err, context.Canceled)
 	case <-time.After(5 * time.Second):
-		t.Fatal("Stream did not return after its context was cancelled")
+		require.FailNow(t, "Stream did not return after its context was cancelled")
 	}
 }
 

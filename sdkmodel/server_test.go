@@ -248,7 +248,7 @@ func jsonPath(t *testing.T, v any, path string) any {
 			require.Less(t, i, len(x), "path %s", path)
 			v = x[i]
 		default:
-			t.Fatalf("path %s: %T at %q", path, v, k)
+			require.FailNowf(t, "not a map or a list", "path %s: %T at %q", path, v, k)
 		}
 	}
 	return v
