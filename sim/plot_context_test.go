@@ -51,6 +51,8 @@ func TestContextEverySetting(t *testing.T) {
 	}
 	assert.Equal(t, "x=1, 2 and off", sameNames([]string{"x=1", "x=2", "x=off"}))
 	assert.Equal(t, "seed and seed x=1", sameNames([]string{"seed", "seed x=1"}))
+	lines := wrapNote("identical under a=1, 2, 3, 4 and 5", 16)
+	assert.Equal(t, []string{"identical under", "   a=1, 2, 3, 4", "   and 5"}, lines)
 }
 
 func contains(list []string, s string) bool {
