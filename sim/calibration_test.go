@@ -4,6 +4,9 @@ import (
 	"os"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // transcripts is where the real transcripts are, beside the repository.
@@ -18,9 +21,7 @@ func readRealFigures(t *testing.T) Figures {
 		t.Skipf("no transcripts at %s: %v", transcripts, err)
 	}
 	real, err := realFigures()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return real
 }
 
@@ -43,9 +44,8 @@ func TestTranscriptFigures(t *testing.T) {
 		{"auto-compactions (README: 3)", float64(real.CompactAt.N()), 3, 3},
 		{"compactions followed by a call (4)", float64(real.AfterCompact.N()), 4, 4},
 	} {
-		if c.got < c.min || c.got > c.max {
-			t.Errorf("%s = %v, want in [%v, %v]", c.name, c.got, c.min, c.max)
-		}
+		assert.False(t, c.got < c.min, "%s = %v, want in [%v, %v]", c.name, c.got, c.min, c.max)
+		assert.False(t, c.got > c.max, "%s = %v, want in [%v, %v]", c.name, c.got, c.min, c.max)
 	}
 }
 
@@ -56,8 +56,8 @@ func TestCompareFlagsAFigureOutOfTolerance(t *testing.T) {
 		simulated.Growth.Add(1_000 + v)
 	}
 	for _, r := range Compare(&real, &simulated) {
-		if r.Figure == "growth per call, median" && r.OK {
-			t.Errorf("a median twice the real one passed: %+v", r)
+		if r.Figure == "growth per call, median" {
+			assert.False(t, r.OK, "a median twice the real one passed: %+v", r)
 		}
 	}
 }

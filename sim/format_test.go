@@ -1,6 +1,10 @@
 package sim
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
 
 func TestFormats(t *testing.T) {
 	for _, c := range []struct{ got, want string }{
@@ -24,8 +28,6 @@ func TestFormats(t *testing.T) {
 		{humanCount(167_000), "167k"},
 		{humanCount(1_500_000), "1.5M"},
 	} {
-		if c.got != c.want {
-			t.Errorf("got %q, want %q", c.got, c.want)
-		}
+		assert.Equal(t, c.want, c.got)
 	}
 }

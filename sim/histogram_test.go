@@ -4,6 +4,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestHistogramBucketsCoverEveryValue(t *testing.T) {
@@ -12,16 +15,13 @@ func TestHistogramBucketsCoverEveryValue(t *testing.T) {
 	next := int64(0)
 	for b := 0; b < 800; b++ {
 		lo, hi := bucketRange(b)
-		if lo != next {
-			t.Fatalf("bucket %d starts at %d, want %d", b, lo, next)
-		}
+		require.Equal(t, next, lo, "bucket %d's start", b)
 		for _, v := range []int64{lo, hi, lo + (hi-lo)/2} {
-			if got := bucketOf(v); got != b {
-				t.Fatalf("bucketOf(%d) = %d, want %d (range [%d, %d])", v, got, b, lo, hi)
-			}
+			require.Equal(t, b, bucketOf(v), "bucketOf(%d) (range [%d, %d])", v, lo, hi)
 		}
-		if lo >= exactBelow && float64(hi-lo+1)/float64(lo) > 1.0/(1<<subBits)+1e-9 {
-			t.Fatalf("bucket %d [%d, %d] is wider than 1/%d of its start", b, lo, hi, 1<<subBits)
+		if lo >= exactBelow {
+			require.LessOrEqual(t, float64(hi-lo+1)/float64(lo), 1.0/(1<<subBits)+1e-9,
+				"bucket %d [%d, %d] is wider than 1/%d of its start", b, lo, hi, 1<<subBits)
 		}
 		next = hi + 1
 	}
@@ -40,13 +40,11 @@ func TestHistogramQuantiles(t *testing.T) {
 	for _, q := range []float64{0.1, 0.5, 0.9, 0.99} {
 		exact := vals[int(q*float64(len(vals)))-1]
 		got := h.Quantile(q)
-		if d := float64(got-exact) / float64(max(exact, 1)); d > 0.02 || d < -0.02 {
-			t.Errorf("q%.2f = %d, exact %d: off by %.1f%% (want within 2%%)", q, got, exact, 100*d)
-		}
+		d := float64(got-exact) / float64(max(exact, 1))
+		assert.LessOrEqual(t, d, 0.02, "q%.2f = %d, exact %d: off by %.1f%% (want within 2%%)", q, got, exact, 100*d)
+		assert.GreaterOrEqual(t, d, -0.02, "q%.2f = %d, exact %d: off by %.1f%% (want within 2%%)", q, got, exact, 100*d)
 	}
-	if h.Count() != 20_000 {
-		t.Errorf("count %d", h.Count())
-	}
+	assert.EqualValues(t, 20_000, h.Count(), "count")
 }
 
 func TestHistogramExactSmallValues(t *testing.T) {
@@ -54,16 +52,10 @@ func TestHistogramExactSmallValues(t *testing.T) {
 	for v := range int64(10) {
 		h.Add(v)
 	}
-	if got := h.Quantile(0.5); got != 4 {
-		t.Errorf("median of 0..9 = %d, want 4", got)
-	}
-	if got := h.Quantile(1); got != 9 {
-		t.Errorf("max of 0..9 = %d, want 9", got)
-	}
+	assert.EqualValues(t, 4, h.Quantile(0.5), "median of 0..9")
+	assert.EqualValues(t, 9, h.Quantile(1), "max of 0..9")
 	var empty Histogram
-	if got := empty.Quantile(0.5); got != 0 {
-		t.Errorf("empty quantile = %d", got)
-	}
+	assert.EqualValues(t, 0, empty.Quantile(0.5), "empty quantile")
 }
 
 func TestHistogramMergeIsOrderFree(t *testing.T) {
@@ -76,7 +68,6 @@ func TestHistogramMergeIsOrderFree(t *testing.T) {
 	ab.Merge(&b)
 	ba.Merge(&b)
 	ba.Merge(&a)
-	if !slices.Equal(ab.Buckets(), ba.Buckets()) || ab.Count() != 2000 {
-		t.Errorf("merge depends on order or loses counts")
-	}
+	assert.Equal(t, ab.Buckets(), ba.Buckets(), "merge depends on order")
+	assert.EqualValues(t, 2000, ab.Count(), "merge loses counts")
 }

@@ -2,11 +2,10 @@ package sim
 
 import (
 	"context"
-	"errors"
-	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/loopsim/loopsim/loop"
@@ -15,14 +14,11 @@ import (
 func mustSetting(t testing.TB, profile string, params ...string) Setting {
 	t.Helper()
 	s, err := NewSetting(profile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, p := range params {
 		k, v, _ := strings.Cut(p, "=")
-		if s, err = s.With(k, v); err != nil {
-			t.Fatal(err)
-		}
+		s, err = s.With(k, v)
+		require.NoError(t, err)
 	}
 	return s
 }
@@ -34,17 +30,14 @@ func TestResultsDoNotDependOnParallelism(t *testing.T) {
 	var first *Result
 	for _, workers := range []int{1, 3, 8} {
 		res, err := Run(context.Background(), Config{Settings: settings, Episodes: 150, Seed: 42, Workers: workers, Prices: DefaultPrices})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if first == nil {
 			first = res
 			continue
 		}
 		for i := range res.Settings {
-			if !reflect.DeepEqual(first.Settings[i].Aggregate, res.Settings[i].Aggregate) {
-				t.Errorf("setting %s: %d workers aggregate differently from 1", settings[i].Name, workers)
-			}
+			assert.Equal(t, first.Settings[i].Aggregate, res.Settings[i].Aggregate,
+				"setting %s: %d workers aggregate differently from 1", settings[i].Name, workers)
 		}
 	}
 }
@@ -56,9 +49,7 @@ func TestSeedsDiffer(t *testing.T) {
 			s := EpisodeSeed(root, i)
 			st := StreamsOf(s)
 			for _, x := range []uint64{s, st.Model.Workload, st.Model.Faults, st.Jitter} {
-				if seen[x] {
-					t.Fatalf("seed %#x drawn twice", x)
-				}
+				require.False(t, seen[x], "seed %#x drawn twice", x)
 				seen[x] = true
 			}
 		}
@@ -77,9 +68,8 @@ func TestRunRejectsBadConfig(t *testing.T) {
 		{"no episodes", Config{Settings: []Setting{mustSetting(t, "seed")}}, "0 episodes"},
 		{"bad workload", Config{Settings: []Setting{bad}, Episodes: 1}, "median -1"},
 	} {
-		if _, err := Run(context.Background(), c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want an error containing %q", c.name, err, c.want)
-		}
+		_, err := Run(context.Background(), c.cfg)
+		assert.ErrorContains(t, err, c.want, c.name)
 	}
 }
 
@@ -87,9 +77,7 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := Run(ctx, Config{Settings: []Setting{mustSetting(t, "seed")}, Episodes: 100})
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled run: %v", err)
-	}
+	assert.ErrorIs(t, err, context.Canceled, "cancelled run")
 }
 
 // TestViolationsNameTheSeedThatReplaysThem: a checker's findings come
@@ -99,9 +87,8 @@ func TestViolationsNameTheSeedThatReplaysThem(t *testing.T) {
 	s := mustSetting(t, "seed")
 	var checked int
 	check := func(s *Setting, initial []loop.Message, res *loop.Result) []Violation {
-		if len(res.Trace) == 0 || len(initial) == 0 {
-			t.Error("checker got no trace or no starting history")
-		}
+		assert.NotEmpty(t, res.Trace, "checker got no trace")
+		assert.NotEmpty(t, initial, "checker got no starting history")
 		if endedOnAPIError(res) {
 			return []Violation{{Invariant: "no api errors", Event: len(res.Trace) - 1, Detail: "completed after an API error"}}
 		}
@@ -111,33 +98,22 @@ func TestViolationsNameTheSeedThatReplaysThem(t *testing.T) {
 		checked++
 		return check(s, i, r)
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	a := res.Settings[0].Aggregate
-	if checked != 200 || !res.Checked {
-		t.Errorf("%d episodes checked of 200", checked)
-	}
-	if a.Violations["no api errors"] != a.CompletedAfterAPIError || a.ViolatingEpisodes == 0 {
-		t.Fatalf("violations %v, completed after an API error %d", a.Violations, a.CompletedAfterAPIError)
-	}
-	if len(a.Examples) != min(a.ViolatingEpisodes, maxExamples) {
-		t.Errorf("%d examples of %d", len(a.Examples), a.ViolatingEpisodes)
-	}
+	assert.Equal(t, 200, checked, "episodes checked of 200")
+	assert.True(t, res.Checked, "the result is not marked checked")
+	require.Equal(t, a.CompletedAfterAPIError, a.Violations["no api errors"],
+		"violations %v, completed after an API error %d", a.Violations, a.CompletedAfterAPIError)
+	require.NotZero(t, a.ViolatingEpisodes, "violations %v, completed after an API error %d", a.Violations, a.CompletedAfterAPIError)
+	assert.Len(t, a.Examples, min(a.ViolatingEpisodes, maxExamples), "examples of %d violating episodes", a.ViolatingEpisodes)
 	for i, ep := range a.Examples {
-		if i > 0 && ep.Index <= a.Examples[i-1].Index {
-			t.Errorf("examples not in index order")
+		if i > 0 {
+			assert.Greater(t, ep.Index, a.Examples[i-1].Index, "examples not in index order")
 		}
-		if ep.Seed != EpisodeSeed(7, ep.Index) {
-			t.Errorf("example %d: seed %#x is not episode %d's", i, ep.Seed, ep.Index)
-		}
+		assert.Equal(t, EpisodeSeed(7, ep.Index), ep.Seed, "example %d: seed %#x is not episode %d's", i, ep.Seed, ep.Index)
 		r, _, err := Replay(s, ep.Seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Terminal != ep.Terminal {
-			t.Errorf("replaying %#x ends %s, the run ended %s", ep.Seed, r.Terminal, ep.Terminal)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, ep.Terminal, r.Terminal, "replaying %#x ends %s, the run ended %s", ep.Seed, r.Terminal, ep.Terminal)
 	}
 }
 

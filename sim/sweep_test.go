@@ -1,10 +1,9 @@
 package sim
 
 import (
-	"slices"
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,13 +20,11 @@ func TestParseSweep(t *testing.T) {
 		{" escalation = true , false ", "escalation", []string{"true", "false"}},
 	} {
 		s, err := ParseSweep(c.spec)
-		if err != nil {
-			t.Errorf("%q: %v", c.spec, err)
+		if !assert.NoError(t, err, "%q", c.spec) {
 			continue
 		}
-		if s.Field != c.field || !slices.Equal(s.Values, c.want) {
-			t.Errorf("%q: %s=%v, want %s=%v", c.spec, s.Field, s.Values, c.field, c.want)
-		}
+		assert.Equal(t, c.field, s.Field, "%q: field", c.spec)
+		assert.Equal(t, c.want, s.Values, "%q: values", c.spec)
 	}
 }
 
@@ -41,9 +38,8 @@ func TestParseSweepRejectsBadSpecs(t *testing.T) {
 		{"max_turns=a:10:1", "not a finite number"},
 		{"max_turns=1:1000:1", "at most 100"},
 	} {
-		if _, err := ParseSweep(c.spec); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: %v, want an error containing %q", c.spec, err, c.want)
-		}
+		_, err := ParseSweep(c.spec)
+		assert.ErrorContains(t, err, c.want, "%q", c.spec)
 	}
 }
 
@@ -52,33 +48,23 @@ func TestGrid(t *testing.T) {
 	a, _ := ParseSweep("auto_compact_buffer=5000,13000")
 	b, _ := ParseSweep("workload.faults.overloaded=0,0.1,0.2")
 	g, err := Grid(bases, []Sweep{a, b})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(g) != 12 {
-		t.Fatalf("%d settings, want 2 x 2 x 3", len(g))
-	}
-	if g[0].Name != "claude-code auto_compact_buffer=5000 workload.faults.overloaded=0" ||
-		g[11].Name != "seed auto_compact_buffer=13000 workload.faults.overloaded=0.2" {
-		t.Errorf("names: %q ... %q", g[0].Name, g[11].Name)
-	}
-	if g[5].Policy.AutoCompactBuffer != 13000 || g[5].Workload.Faults.Overloaded != 0.2 {
-		t.Errorf("setting 5 does not hold its values: %+v", g[5].Params)
-	}
-	if g[0].ReplayFlags() != "-profile claude-code -set auto_compact_buffer=5000 -set workload.faults.overloaded=0" {
-		t.Errorf("replay flags %q", g[0].ReplayFlags())
-	}
+	require.NoError(t, err)
+	require.Len(t, g, 12, "want 2 x 2 x 3 settings")
+	assert.Equal(t, "claude-code auto_compact_buffer=5000 workload.faults.overloaded=0", g[0].Name, "names")
+	assert.Equal(t, "seed auto_compact_buffer=13000 workload.faults.overloaded=0.2", g[11].Name, "names")
+	assert.Equal(t, 13000, g[5].Policy.AutoCompactBuffer, "setting 5 does not hold its values: %+v", g[5].Params)
+	assert.Equal(t, 0.2, g[5].Workload.Faults.Overloaded, "setting 5 does not hold its values: %+v", g[5].Params)
+	assert.Equal(t, "-profile claude-code -set auto_compact_buffer=5000 -set workload.faults.overloaded=0", g[0].ReplayFlags(), "replay flags")
 	bad, _ := ParseSweep("auto_compact_bufer=1,2")
-	if _, err := Grid(bases, []Sweep{bad}); err == nil || !strings.Contains(err.Error(), `no field "auto_compact_bufer"`) {
-		t.Errorf("a misspelt field: %v", err)
-	}
+	_, err = Grid(bases, []Sweep{bad})
+	assert.ErrorContains(t, err, `no field "auto_compact_bufer"`, "a misspelt field")
 }
 
 func TestSettingWith(t *testing.T) {
 	s := mustSetting(t, "claude-code", "model.context_window=100000", "fallback=true", "iteration_limit=50")
-	if s.Model.ContextWindow != 100_000 || s.FallbackModel.ContextWindow != 100_000 || s.IterationLimit != 50 {
-		t.Errorf("%+v", s)
-	}
+	assert.Equal(t, 100_000, s.Model.ContextWindow, "%+v", s)
+	assert.Equal(t, 100_000, s.FallbackModel.ContextWindow, "%+v", s)
+	assert.Equal(t, 50, s.IterationLimit, "%+v", s)
 	for _, c := range []struct{ field, value, want string }{
 		{"model.context_window", "12", "outside"},
 		{"model.name", "x", "no field"},
@@ -87,9 +73,8 @@ func TestSettingWith(t *testing.T) {
 		{"workload.output.sigma", "9", "sigma 9"},
 		{"max_turns", "-1", "max_turns"},
 	} {
-		if _, err := s.With(c.field, c.value); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("With(%s, %s): %v, want an error containing %q", c.field, c.value, err, c.want)
-		}
+		_, err := s.With(c.field, c.value)
+		assert.ErrorContains(t, err, c.want, "With(%s, %s)", c.field, c.value)
 	}
 }
 
@@ -97,9 +82,7 @@ func TestPareto(t *testing.T) {
 	xs := []float64{1, 2, 3, 2, 1}
 	ys := []float64{5, 2, 1, 3, 5}
 	want := []bool{true, true, true, false, true}
-	if got := Pareto(xs, ys); !slices.Equal(got, want) {
-		t.Errorf("Pareto = %v, want %v", got, want)
-	}
+	assert.Equal(t, want, Pareto(xs, ys), "Pareto")
 }
 
 // TestExpandRangeRefusesWhatCannotBeCounted: Inf, NaN and counts beyond
