@@ -20,7 +20,7 @@ func TestFailedRequestWithoutBlocksAddsNoReply(t *testing.T) {
 	res, _ := run(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.ServerError}}})
 	require.Equal(t, loop.Completed, res.Terminal)
 	msgs := res.State.Messages
-	require.Len(t, msgs, 2, "history %v", msgIDs(msgs))
+	require.Equal(t, []string{"m1", "m2"}, msgIDs(msgs), "no id spent on a reply that never came")
 	assert.Equal(t, "fix the bug", msgs[0].Text())
 	assert.True(t, msgs[1].APIError, "the last message shows the error")
 	for _, m := range msgs {
@@ -72,20 +72,27 @@ func TestMessageIDs(t *testing.T) {
 	res, _ := run(t, fixture{initial: initial, script: []fakemodel.Step{textStep}})
 	assert.Equal(t, []string{"m1", "m3", "m2", "m4"}, msgIDs(res.State.Messages))
 
-	long := make([]loop.Message, 0, 1_031)
-	for i := 0; i < 1_031; i++ {
+	// 1,022 messages, a tool round (m1023, m1024) and the answer (m1025):
+	// the ids and the transition's message count cross 1,024
+	long := make([]loop.Message, 0, 1_022)
+	for i := 0; i < 1_022; i++ {
 		role := loop.RoleUser
 		if i%2 == 1 {
 			role = loop.RoleAssistant
 		}
 		long = append(long, loop.Message{Role: role, Tokens: 10, Blocks: []loop.Block{{Type: loop.BlockText, Text: "x"}}})
 	}
-	res, _ = run(t, fixture{initial: long, script: []fakemodel.Step{textStep}})
+	long[len(long)-1].Role = loop.RoleUser
+	long[len(long)-2].Role = loop.RoleAssistant
+	res, _ = run(t, fixture{initial: long, script: []fakemodel.Step{toolStep, textStep}})
 	got := msgIDs(res.State.Messages)
-	require.Len(t, got, 1_032)
+	require.Len(t, got, 1_025)
 	for i, id := range got {
 		require.Equal(t, "m"+strconv.Itoa(i+1), id, "message %d", i)
 	}
+	tr := events[loop.TransitionEvent](res.Trace)
+	require.Len(t, tr, 1)
+	assert.Contains(t, tr[0].Changes, loop.FieldChange{Field: "messages", From: "1022", To: "1024"})
 }
 
 // A tool_use id of the starting history cannot be reused by a reply.
@@ -160,6 +167,24 @@ func TestBlockingCheckWhenReactiveOwnsOverflow(t *testing.T) {
 		assert.Equal(t, loop.BlockingLimit, res.Terminal, "%s=%s", kv[0], kv[1])
 		assert.Empty(t, model.Requests, "%s=%s: a request was sent", kv[0], kv[1])
 	}
+	// collapse owns overflow too; with auto-compact off the check applies
+	// whoever owns it; a reactive-only model never has it
+	notReactive, err := seed.With("reactive_owns_overflow", "false")
+	require.NoError(t, err)
+	collapse, err := notReactive.With("context_collapse", "true")
+	require.NoError(t, err)
+	offAuto, err := seed.With("auto_compact", "false")
+	require.NoError(t, err)
+	reactiveOnly, err := notReactive.With("reactive_only_models", "sonnet")
+	require.NoError(t, err)
+	for _, c := range []struct {
+		name   string
+		policy loop.Policy
+		want   loop.Terminal
+	}{{"collapse", collapse, loop.Completed}, {"auto_compact off", offAuto, loop.BlockingLimit}, {"reactive-only model", reactiveOnly, loop.Completed}} {
+		res, _ := run(t, fixture{policy: c.policy, initial: initial(), compactor: failing(), script: []fakemodel.Step{textStep}})
+		assert.Equal(t, c.want, res.Terminal, c.name)
+	}
 }
 
 // The tool-result budget truncates a result that arrives on a later
@@ -181,6 +206,14 @@ func TestToolResultBudgetOnLaterIterations(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []int{2, 3}, budget, "iterations whose stage truncated a result")
+
+	// the first pass budgets the whole starting history, not only its
+	// newest message
+	start, _ := run(t, fixture{initial: append(bigHistory(2, 80_000), loop.UserText("go on")), script: []fakemodel.Step{textStep}})
+	st := events[loop.Stage](start.Trace)
+	require.NotEmpty(t, st)
+	assert.Equal(t, loop.StageToolResultBudget, st[0].Stage)
+	assert.Equal(t, 2, st[0].Changed, "results truncated in the starting history")
 	require.Len(t, model.Requests, 3)
 	for i, req := range model.Requests[1:] {
 		for _, m := range req.Messages {

@@ -42,3 +42,12 @@ func TestStatsDiscardedOutput(t *testing.T) {
 	assert.Equal(t, 4_000, res.Stats.DiscardedOutputTokens)
 	assert.Equal(t, 4_050, res.Stats.OutputTokens, "output counts every reply, dropped or not")
 }
+
+// A partial reply dropped by the fallback counts as discarded output.
+func TestStatsDiscardedOnFallback(t *testing.T) {
+	haiku := loop.ModelInfo{Name: "haiku", ContextWindow: 200_000, MaxOutputTokens: 8_000}
+	res, _ := run(t, fixture{fallback: haiku, script: []fakemodel.Step{{Kind: fakemodel.FallbackTriggered, Text: "half an answer", After: 1}, textStep}})
+	require.Len(t, events[loop.Fallback](res.Trace), 1)
+	dropped := loop.Message{Role: loop.RoleAssistant, Blocks: []loop.Block{{Type: loop.BlockText, Text: "half an answer"}}}
+	assert.Equal(t, loop.CharEstimator{}.Estimate(dropped), res.Stats.DiscardedOutputTokens)
+}
