@@ -249,18 +249,27 @@ func (r *Recorder) AddRow(row Row) {
 		r.batch = append(r.batch, row)
 		r.next++
 	}
-	if len(r.batch) >= recordBatch {
-		r.flush()
+	for len(r.batch) >= recordBatch {
+		r.write(r.batch[:recordBatch])
+		r.batch = append(r.batch[:0], r.batch[recordBatch:]...)
+	}
+}
+
+// write hands rows to the writer; the caller holds mu. The writer gets
+// batches of exactly recordBatch rows (and the rest at the end), however
+// the episodes arrived: the Parquet pages depend on the batches, and the
+// file must not depend on the parallelism.
+func (r *Recorder) write(rows []Row) {
+	if r.err == nil && len(rows) > 0 {
+		if _, err := r.w.Write(rows); err != nil {
+			r.err = fmt.Errorf("record: %w", err)
+		}
 	}
 }
 
 // flush hands the batch to the writer; the caller holds mu.
 func (r *Recorder) flush() {
-	if r.err == nil && len(r.batch) > 0 {
-		if _, err := r.w.Write(r.batch); err != nil {
-			r.err = fmt.Errorf("record: %w", err)
-		}
-	}
+	r.write(r.batch)
 	r.batch = r.batch[:0]
 }
 
