@@ -127,3 +127,12 @@ func TestRequestErrorText(t *testing.T) {
 	assert.Equal(t, "529 overloaded: busy", (&loop.RequestError{Kind: loop.ErrOverloaded, Status: 529, Message: "busy"}).Error())
 	assert.Equal(t, "connection: reset", (&loop.RequestError{Kind: loop.ErrConnection, Message: "reset"}).Error())
 }
+
+// Collapse under its thresholds changes nothing and records no stage.
+func TestNoCollapseStageWhenNothingChanges(t *testing.T) {
+	res, _ := run(t, fixture{script: []fakemodel.Step{toolStep, textStep}})
+	require.True(t, loop.Seed().ContextCollapse, "the seed collapses")
+	for _, s := range events[loop.Stage](res.Trace) {
+		assert.NotEqual(t, loop.StageCollapse, s.Stage, "stage %+v", s)
+	}
+}
