@@ -143,7 +143,7 @@ func TestServeCommand(t *testing.T) {
 	case code := <-done:
 		assert.Equal(t, exitPass, code, errOut.String())
 	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop on interrupt")
+		require.FailNow(t, "serve did not stop on interrupt")
 	}
 	assert.Contains(t, errOut.String(), "serve: 1 requests: [M:trunc]")
 	data, err := os.ReadFile(records)

@@ -2,37 +2,31 @@ package main
 
 import (
 	"bytes"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestDemoShowsEachFaultRecovered(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := dispatch([]string{"demo", "--json"}, &out, &errOut); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut.String())
-	}
+	code := dispatch([]string{"demo", "--json"}, &out, &errOut)
+	require.Equal(t, 0, code, "exit code; stderr: %s", errOut.String())
 	tr, err := loop.ReadJSONL(&out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []loop.Transition{loop.NextTurn, loop.ReactiveCompactRetry, loop.MaxOutputTokensEscalate, loop.StopHookBlocking}
-	if diff := cmp.Diff(want, tr.Transitions()); diff != "" || tr.Terminal() != loop.Completed {
-		t.Errorf("terminal %s, transitions (-want +got):\n%s", tr.Terminal(), diff)
+	if diff := cmp.Diff(want, tr.Transitions()); diff != "" {
+		t.Errorf("transitions (-want +got):\n%s", diff)
 	}
+	assert.Equal(t, loop.Completed, tr.Terminal(), "terminal")
 
 	out.Reset()
-	if code := dispatch([]string{"demo"}, &out, &errOut); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut.String())
-	}
+	code = dispatch([]string{"demo"}, &out, &errOut)
+	require.Equal(t, 0, code, "exit code; stderr: %s", errOut.String())
 	for _, line := range []string{"=> reactive_compact_retry", "withheld     max_output_tokens", "stop_hook    block", "terminal completed after 5 iterations"} {
-		if !strings.Contains(out.String(), line) {
-			t.Errorf("readable demo lacks %q:\n%s", line, out.String())
-		}
+		assert.Contains(t, out.String(), line, "readable demo")
 	}
-	if code := dispatch([]string{"demo", "extra"}, &out, &errOut); code != 2 {
-		t.Errorf("an unexpected argument exits %d, want 2", code)
-	}
+	assert.Equal(t, 2, dispatch([]string{"demo", "extra"}, &out, &errOut), "an unexpected argument's exit code")
 }

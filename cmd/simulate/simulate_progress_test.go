@@ -19,28 +19,19 @@ func TestProgressBarRedrawsOnlyOnChange(t *testing.T) {
 	bar.update(2_000, 4_000)
 	bar.done()
 	out := b.String()
-	if n := strings.Count(out, "\r["); n != 2 {
-		t.Errorf("%d redraws, want 2:\n%q", n, out)
-	}
-	if !strings.Contains(out, " 50.0%  2000/4000 episodes") || !strings.HasSuffix(out, "\r\033[K") {
-		t.Errorf("output %q", out)
-	}
+	assert.Equal(t, 2, strings.Count(out, "\r["), "redraws in %q", out)
+	assert.Contains(t, out, " 50.0%  2000/4000 episodes")
+	assert.True(t, strings.HasSuffix(out, "\r\033[K"), "output %q does not end by clearing the line", out)
 	var none *progressBar
 	none.done() // a nil bar does nothing
 }
 
 func TestIsTerminal(t *testing.T) {
-	if isTerminal(&bytes.Buffer{}) {
-		t.Error("a buffer is not a terminal")
-	}
+	assert.False(t, isTerminal(&bytes.Buffer{}), "a buffer is not a terminal")
 	f, err := os.CreateTemp(t.TempDir(), "x")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
-	if isTerminal(f) {
-		t.Error("a file is not a terminal")
-	}
+	assert.False(t, isTerminal(f), "a file is not a terminal")
 }
 
 // TestProgressBarEstimatesTheTimeLeft: elapsed time and the time left at

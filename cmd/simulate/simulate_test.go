@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/loopsim/loopsim/sim"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // simulateArgs runs the simulate subcommand and returns its exit status
@@ -25,23 +27,19 @@ func simulateArgs(t *testing.T, args ...string) (int, string, string) {
 func TestSimulateIsTheDefault(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, stderr := simulateArgs(t, "-n", "25", "-seed", "2", "-transcripts", "", "-out", dir)
-	if code != simExitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if !strings.Contains(stdout, "claude-code") || !strings.Contains(stdout, "wrote "+filepath.Join(dir, "summary.md")) {
-		t.Errorf("stdout:\n%s", stdout)
-	}
+	require.Equal(t, simExitOK, code, "exit code; stderr: %s", stderr)
+	assert.Contains(t, stdout, "claude-code")
+	assert.Contains(t, stdout, "wrote "+filepath.Join(dir, "summary.md"))
 	for _, f := range []string{"summary.md", "metrics.csv", "metrics.json", "context.png", "context.svg", "tokens.png",
 		"tokens.svg", "terminals.png", "terminals.svg", "pareto.png", "pareto.svg"} {
-		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
-			t.Errorf("%s: %v", f, err)
+		st, err := os.Stat(filepath.Join(dir, f))
+		if assert.NoError(t, err, f) {
+			assert.NotZero(t, st.Size(), "%s is empty", f)
 		}
 	}
 	summary, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
 	for _, want := range []string{"## Outcomes", "## Safety: invariants", "## Liveness: termination", "![", "context.png"} {
-		if !bytes.Contains(summary, []byte(want)) {
-			t.Errorf("summary lacks %q", want)
-		}
+		assert.True(t, bytes.Contains(summary, []byte(want)), "summary lacks %q", want)
 	}
 }
 
@@ -51,42 +49,30 @@ func TestSimulateDoesNotDependOnWorkers(t *testing.T) {
 	var summaries [][]byte
 	for _, w := range []string{"1", "3"} {
 		dir := t.TempDir()
-		if code, _, stderr := simulateArgs(t, "simulate", "-n", "30", "-transcripts", "", "-swarm", "-plots=false", "-workers", w, "-out", dir); code != simExitOK {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
+		code, _, stderr := simulateArgs(t, "simulate", "-n", "30", "-transcripts", "", "-swarm", "-plots=false", "-workers", w, "-out", dir)
+		require.Equal(t, simExitOK, code, "exit code; stderr: %s", stderr)
 		b, err := os.ReadFile(filepath.Join(dir, "summary.md"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		summaries = append(summaries, b)
 	}
-	if !bytes.Equal(summaries[0], summaries[1]) {
-		t.Error("the summary depends on the number of workers")
-	}
+	assert.Equal(t, string(summaries[0]), string(summaries[1]), "the summary depends on the number of workers")
 }
 
 func TestSimulateSweep(t *testing.T) {
 	dir := t.TempDir()
 	code, _, stderr := simulateArgs(t, "-n", "8", "-profile", "claude-code", "-sweep", "auto_compact_buffer=5000,13000",
 		"-sweep", "workload.faults.overloaded=0,0.05", "-check=false", "-plots=false", "-calibrate", "0", "-out", dir)
-	if code != simExitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	require.Equal(t, simExitOK, code, "exit code; stderr: %s", stderr)
 	csv, _ := os.ReadFile(filepath.Join(dir, "metrics.csv"))
-	if n := strings.Count(string(csv), "\n"); n != 5 {
-		t.Errorf("metrics.csv has %d lines, want a header and 4 settings", n)
-	}
+	assert.Equal(t, 5, strings.Count(string(csv), "\n"), "metrics.csv lines, want a header and 4 settings")
 }
 
 func TestSimulateReplay(t *testing.T) {
 	seed := fmt.Sprintf("%#x", sim.EpisodeSeed(1, 0))
 	code, stdout, stderr := simulateArgs(t, "-profile", "seed", "-set", "workload.faults.abort=0", "-replay", seed)
-	if code != simExitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if !strings.Contains(stdout, "iteration 1 ") || !strings.Contains(stdout, "episode seed "+seed) {
-		t.Errorf("stdout:\n%s", stdout)
-	}
+	require.Equal(t, simExitOK, code, "exit code; stderr: %s", stderr)
+	assert.Contains(t, stdout, "iteration 1 ")
+	assert.Contains(t, stdout, "episode seed "+seed)
 }
 
 func TestSimulateRejectsBadInput(t *testing.T) {
@@ -108,19 +94,18 @@ func TestSimulateRejectsBadInput(t *testing.T) {
 		{[]string{"-workers", "0"}, "-workers 0"},
 	} {
 		code, _, stderr := simulateArgs(t, append([]string{"simulate"}, c.args...)...)
-		if code != simExitBadInput || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr, simExitBadInput, c.want)
-		}
+		assert.Equal(t, simExitBadInput, code, "%v: exit code; stderr %q", c.args, stderr)
+		assert.Contains(t, stderr, c.want, "%v", c.args)
 	}
 }
 
 func TestSimulateHelpAndFields(t *testing.T) {
 	code, _, stderr := simulateArgs(t, "simulate", "-h")
-	if code != simExitOK || !strings.Contains(stderr, "-sweep") || !strings.Contains(stderr, "Examples:") {
-		t.Errorf("-h: exit %d\n%s", code, stderr)
-	}
+	assert.Equal(t, simExitOK, code, "-h: exit code")
+	assert.Contains(t, stderr, "-sweep", "-h")
+	assert.Contains(t, stderr, "Examples:", "-h")
 	code, stdout, _ := simulateArgs(t, "simulate", "-fields")
-	if code != simExitOK || !strings.Contains(stdout, "auto_compact_buffer") || !strings.Contains(stdout, "workload.faults.overloaded") {
-		t.Errorf("-fields: exit %d\n%s", code, stdout)
-	}
+	assert.Equal(t, simExitOK, code, "-fields: exit code")
+	assert.Contains(t, stdout, "auto_compact_buffer", "-fields")
+	assert.Contains(t, stdout, "workload.faults.overloaded", "-fields")
 }
