@@ -6,6 +6,7 @@ import (
 
 	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -67,8 +68,7 @@ func TestExhaustive(t *testing.T) {
 				stats, err := Explore(env.c, letters, forever, k, func(c Case, r Run) bool {
 					for _, v := range Check(r) {
 						why := explain(r, v)
-						if why == "" {
-							t.Errorf("%v\nscript:\n%s", v, FormatScript(c.Script))
+						if !assert.NotEmpty(t, why, "%v\nscript:\n%s", v, FormatScript(c.Script)) {
 							return false
 						}
 						explained[why+" ("+v.Invariant+")"]++
@@ -77,8 +77,8 @@ func TestExhaustive(t *testing.T) {
 				})
 				require.NoError(t, err)
 				e := explorer{letters: letters, forever: forever, depth: k}
-				if want := e.continuations(0, false); !t.Failed() && stats.Scripts != want {
-					t.Errorf("the runs stand for %d scripts, the space of depth %d has %d", stats.Scripts, k, want)
+				if want := e.continuations(0, false); !t.Failed() {
+					assert.Equal(t, want, stats.Scripts, "the scripts the runs stand for against the space of depth %d", k)
 				}
 				t.Logf("depth %d: %d runs stand for all %d scripts (%v)", k, stats.Runs, stats.Scripts, time.Since(start).Round(time.Millisecond))
 				for _, why := range sortedKeys(explained) {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -49,9 +50,7 @@ func findMinimal(t *testing.T, g *rapid.Generator[Case], shows func(Run) bool) (
 		})
 	}()
 	<-done
-	if msg := rec.harnessError(); msg != "" {
-		t.Fatalf("rapid: %s", msg)
-	}
+	require.Empty(t, rec.harnessError(), "rapid")
 	return minimal, ran, found
 }
 
@@ -60,13 +59,9 @@ func findMinimal(t *testing.T, g *rapid.Generator[Case], shows func(Run) bool) (
 func setFlag(t *testing.T, name, value string) func() {
 	t.Helper()
 	f := flag.Lookup(name)
-	if f == nil {
-		t.Fatalf("no flag -%s", name)
-	}
+	require.NotNil(t, f, "no flag -%s", name)
 	old := f.Value.String()
-	if err := f.Value.Set(value); err != nil {
-		t.Fatalf("set -%s: %v", name, err)
-	}
+	require.NoError(t, f.Value.Set(value), "set -%s", name)
 	return func() { _ = f.Value.Set(old) }
 }
 

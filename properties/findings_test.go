@@ -119,7 +119,7 @@ func findingNamed(t *testing.T, name string) Finding {
 			return f
 		}
 	}
-	t.Fatalf("no known finding %q", name)
+	require.FailNowf(t, "no such finding", "no known finding %q", name)
 	return Finding{}
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
@@ -103,9 +104,8 @@ func guardCoverage(t *testing.T, cov Coverage, p loop.Policy) {
 		t.Logf("-short: coverage not required; missing %v", cov.Missing(p))
 		return
 	}
-	if missing := cov.Missing(p); len(missing) > 0 {
-		t.Errorf("the generated cases never reached %v (rapid seed %s): a generator that cannot produce them would pass vacuously", missing, rootSeed)
-	}
+	missing := cov.Missing(p)
+	assert.Empty(t, missing, "the generated cases never reached %v (rapid seed %s): a generator that cannot produce them would pass vacuously", missing, rootSeed)
 }
 
 // logVerdicts prints each invariant's verdict over the cases run.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
 )
 
 // playRef runs the reference over a sequence of iterations until a
@@ -86,9 +87,7 @@ func TestDecideFollowsTheDocuments(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := playRef(tt.p, tt.env, tt.hs...); !slices.Equal(got, tt.want) {
-				t.Errorf("decisions\n got %v\nwant %v", got, tt.want)
-			}
+			assert.Equal(t, tt.want, playRef(tt.p, tt.env, tt.hs...), "decisions")
 		})
 	}
 }

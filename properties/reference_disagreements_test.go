@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // agreeOnScript drives the loop and the reference through the same
@@ -17,9 +19,7 @@ func agreeOnScript(t *testing.T, p loop.Policy, env RefEnv, hs ...Happened) {
 	var got, want []string
 	for _, h := range hs {
 		g, _, err := d.step(h)
-		if err != nil {
-			t.Fatalf("driving the loop: %v", err)
-		}
+		require.NoError(t, err, "driving the loop")
 		var w Decision
 		w, s = Decide(p, env, s, h)
 		got, want = append(got, g.String()), append(want, w.String())
@@ -27,9 +27,7 @@ func agreeOnScript(t *testing.T, p loop.Policy, env RefEnv, hs ...Happened) {
 			break
 		}
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("decisions differ:\n loop      %v\n reference %v", got, want)
-	}
+	assert.Equal(t, want, got, "decisions differ: expected is the reference's, actual the loop's")
 }
 
 // refEnvFor is the state machine's environment for policy p.

@@ -74,7 +74,7 @@ func findingNamed(t *testing.T, name string) properties.Finding {
 			return f
 		}
 	}
-	t.Fatalf("no finding %q", name)
+	require.FailNowf(t, "no such finding", "no finding %q", name)
 	return properties.Finding{}
 }
 
