@@ -205,11 +205,9 @@ func TestClaudeCodePromptTooLong(t *testing.T) {
 	t.Run("after one round nothing is kept, and a second prompt-too-long ends (observed)", func(t *testing.T) {
 		res, model := ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl, summary, ptl}})
 		checkSeq(t, res, "M:tool → next_turn → M:400 → C → reactive_compact_retry → M:400", loop.PromptTooLong)
-		if c := model.Requests[2].Messages; len(c) != 4 {
-			t.Errorf("the compaction request carries %d messages, want the prompt, the round and the instruction", len(c))
-		}
-		if m := model.Requests[3].Messages; len(m) != 1 || !m[0].CompactSummary {
-			t.Errorf("the retry carries %d messages, want the summary alone", len(m))
+		assert.Len(t, model.Requests[2].Messages, 4, "the compaction request carries the prompt, the round and the instruction")
+		if m := model.Requests[3].Messages; assert.Len(t, m, 1, "the retry carries the summary alone") {
+			assert.True(t, m[0].CompactSummary, "the retry carries the summary alone")
 		}
 	})
 	t.Run("the count restarts after a successful model turn", func(t *testing.T) {
@@ -309,11 +307,14 @@ func TestClaudeCodeAutoCompact(t *testing.T) {
 		checkSeq(t, res, "C → M:text", loop.Completed)
 		// the compaction carries the prompt and the first round; the
 		// newest round is kept verbatim
-		if c := model.Requests[0].Messages; len(c) != 4 || c[3].Text() != loop.SummariseInstruction {
-			t.Errorf("compaction request: %d messages", len(c))
+		if c := model.Requests[0].Messages; assert.Len(t, c, 4, "compaction request") {
+			assert.Equal(t, loop.SummariseInstruction, c[3].Text(), "compaction request's last message")
 		}
-		if m := model.Requests[1].Messages; len(m) != 3 || !m[0].CompactSummary || m[1].ToolUses()[0].ID != "h2" {
-			t.Errorf("after the compaction: %d messages", len(m))
+		if m := model.Requests[1].Messages; assert.Len(t, m, 3, "after the compaction") {
+			assert.True(t, m[0].CompactSummary, "after the compaction: the first message is the summary")
+			if uses := m[1].ToolUses(); assert.NotEmpty(t, uses, "after the compaction: the kept round's tool uses") {
+				assert.Equal(t, "h2", uses[0].ID, "after the compaction: the kept round")
+			}
 		}
 	})
 	t.Run("one exchange: skipped unless over the blocking limit", func(t *testing.T) {
@@ -486,9 +487,7 @@ func TestClaudeCodeAPIRetries(t *testing.T) {
 		checkSeq(t, res, "M:529 → M:529 → M:529", loop.APIError)
 		ok, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: 2}, {Kind: fakemodel.RateLimited}, {Kind: fakemodel.Overloaded, Repeat: 2}, textStep}}, "fallback", "false")
 		checkSeq(t, ok, "M:529 → M:529 → M:429 → M:529 → M:529 → M:text", loop.Completed)
-		if len(model.Requests) != 3 {
-			t.Errorf("%d requests", len(model.Requests))
-		}
+		assert.Len(t, model.Requests, 3, "requests")
 	})
 	t.Run("back-off: min(500 x 2^(k-1), 32000) x (1 + U[0, 0.25])", func(t *testing.T) {
 		res, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.ServerError, Repeat: 10}, textStep}}, "fallback", "false")
@@ -586,9 +585,8 @@ func TestClaudeCodeFallbackAndResends(t *testing.T) {
 		res, model := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.StreamError}, {Kind: fakemodel.ServerError, Repeat: fakemodel.Forever}}}, "fallback", "false")
 		checkSeq(t, res, "M:stream_error → "+strings.TrimSuffix(strings.Repeat("M:500 → ", 10), " → "), loop.APIError)
 		for _, r := range model.Requests[1:] {
-			if !r.NonStreaming || r.MaxTokens != 64_000 {
-				t.Errorf("request %+v is not the non-streaming attempt", r)
-			}
+			assert.True(t, r.NonStreaming, "request %+v is not the non-streaming attempt", r)
+			assert.Equal(t, 64_000, r.MaxTokens, "request %+v is not the non-streaming attempt", r)
 		}
 	})
 }

@@ -60,9 +60,7 @@ func TestObserverSeesEveryEventAsItHappens(t *testing.T) {
 		Summarizer: f.summary, DiscardTrace: true, Observer: func(e loop.Event) { seen = append(seen, e) }}
 	res, err := loop.Run(t.Context(), cfg, []loop.Message{loop.UserText("fix the bug")})
 	require.NoError(t, err)
-	if res.Trace != nil {
-		t.Error("DiscardTrace kept the trace")
-	}
+	assert.Nil(t, res.Trace, "DiscardTrace kept the trace")
 	var a, b bytes.Buffer
 	ctxRes.Trace.WriteJSONL(&a)
 	seen.WriteJSONL(&b)

@@ -171,7 +171,7 @@ func TestModelIgnoringCancellation(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return after its context was done and the grace period passed")
+		require.FailNow(t, "Run did not return after its context was done and the grace period passed")
 	}
 	assert.Nil(t, res)
 	require.ErrorContains(t, err, "loop: model seam: Stream did not return within 50ms after the run's context was done")
