@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestPlots draws every plot of a small sweep and checks that each PNG
@@ -14,21 +17,14 @@ import (
 func TestPlots(t *testing.T) {
 	bases := []Setting{mustSetting(t, "claude-code"), mustSetting(t, "seed")}
 	sw, err := ParseSweep("workload.faults.overloaded=0,0.05")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	settings, err := Grid(bases, []Sweep{sw})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res, err := Run(context.Background(), Config{Settings: settings, Episodes: 20, Seed: 4, Prices: DefaultPrices})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	samples, err := CompareSamples(res, []int{0, 1})
-	if err != nil || len(samples) == 0 {
-		t.Fatalf("samples: %d, %v", len(samples), err)
-	}
+	require.NoError(t, err, "samples")
+	require.NotEmpty(t, samples, "samples")
 	dir := t.TempDir()
 	var files []string
 	for _, plot := range []func() ([]string, error){
@@ -41,53 +37,42 @@ func TestPlots(t *testing.T) {
 		func() ([]string, error) { return PlotPareto(dir, res) },
 	} {
 		fs, err := plot()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		files = append(files, fs...)
 	}
-	if len(files) != 10 {
-		t.Fatalf("files %v, want a PNG and an SVG of each of 5 plots", files)
-	}
+	require.Len(t, files, 10, "want a PNG and an SVG of each of 5 plots")
 	for _, f := range files {
 		path := filepath.Join(dir, f)
 		if strings.HasSuffix(f, ".svg") {
 			b, err := os.ReadFile(path)
-			if err != nil || !strings.Contains(string(b[:min(len(b), 200)]), "<svg") {
-				t.Errorf("%s is not an SVG: %v", f, err)
+			if assert.NoError(t, err, f) {
+				assert.Contains(t, string(b[:min(len(b), 200)]), "<svg", "%s is not an SVG", f)
 			}
 			continue
 		}
 		r, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		img, err := png.Decode(r)
 		r.Close()
-		if err != nil {
-			t.Errorf("%s: %v", f, err)
+		if !assert.NoError(t, err, f) {
 			continue
 		}
-		if b := img.Bounds(); b.Dx() < 600 || b.Dy() < 250 {
-			t.Errorf("%s is %dx%d pixels", f, b.Dx(), b.Dy())
-		}
+		b := img.Bounds()
+		assert.GreaterOrEqual(t, b.Dx(), 600, "%s is %dx%d pixels", f, b.Dx(), b.Dy())
+		assert.GreaterOrEqual(t, b.Dy(), 250, "%s is %dx%d pixels", f, b.Dx(), b.Dy())
 	}
-	if _, err := PlotSweep(dir, res, 3, []Sweep{sw}); err == nil {
-		t.Error("a sweep plot with the wrong number of bases drew")
-	}
+	_, err = PlotSweep(dir, res, 3, []Sweep{sw})
+	assert.Error(t, err, "a sweep plot with the wrong number of bases drew")
 }
 
 func TestCountTicks(t *testing.T) {
 	for _, tk := range (countTicks{log: true}).Ticks(20_000, 3_000_000) {
-		if tk.Label != "" && strings.ContainsAny(tk.Label, "e") {
-			t.Errorf("label %q", tk.Label)
-		}
+		assert.NotContains(t, tk.Label, "e", "a log tick's label")
 	}
 	labels := map[string]bool{}
 	for _, tk := range (countTicks{}).Ticks(0, 200_000) {
 		labels[tk.Label] = true
 	}
-	if !labels["100k"] || !labels["200k"] {
-		t.Errorf("labels %v, want 100k and 200k", labels)
-	}
+	assert.True(t, labels["100k"], "labels %v, want 100k and 200k", labels)
+	assert.True(t, labels["200k"], "labels %v, want 100k and 200k", labels)
 }
