@@ -17,6 +17,11 @@
 // bodies: message contents are hashed in memory to tell "the same" from
 // "new", and only the answer is kept.
 //
+// The agent runs in a clean environment (PATH, a temporary HOME and
+// config directory, the server's address, a dummy key): its policy
+// depends on its environment (with IS_SANDBOX set it keeps retrying after
+// the third 529 in a row).
+//
 // The observations are re-recorded only on request, against an installed
 // agent (see [AgentEnv]); the tests that run in CI read the recorded ones.
 package observed
