@@ -230,6 +230,9 @@ func TestToolResultBudgetOnLaterIterations(t *testing.T) {
 // alone, recording how many Read calls had finished when each Bash call
 // started.
 type orderTools struct {
+	// arrived counts the Read calls started; each waits (up to 10 s) for
+	// the group's other Read, which only a concurrent group lets it meet
+	arrived   sync.WaitGroup
 	mu        sync.Mutex
 	reads     int
 	bashSaw   []int
@@ -239,7 +242,15 @@ type orderTools struct {
 func (o *orderTools) ConcurrencySafe(c loop.ToolCall) bool { return c.Name == "Read" }
 
 func (o *orderTools) Run(ctx context.Context, c loop.ToolCall) (loop.ToolOutcome, error) {
-	if c.Name == "Read" {
+	if c.Name == "Read" && c.Index < 2 {
+		o.arrived.Done()
+		met := make(chan struct{})
+		go func() { o.arrived.Wait(); close(met) }()
+		select {
+		case <-met:
+		case <-time.After(10 * time.Second):
+			return loop.ToolOutcome{}, fmt.Errorf("%s ran alone: the other call of its group never started", c.ID)
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	o.mu.Lock()
@@ -253,11 +264,12 @@ func (o *orderTools) Run(ctx context.Context, c loop.ToolCall) (loop.ToolOutcome
 	return loop.ToolOutcome{Content: fmt.Sprintf("%s ok", c.Name), Tokens: 10}, nil
 }
 
-// A concurrency-safe group runs to its end before the next call, which
-// runs once.
+// A concurrency-safe group runs its calls together, to their end before
+// the next call, which runs once.
 func TestToolAfterAConcurrentGroup(t *testing.T) {
 	step := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}, {Name: "Read"}, {Name: "Bash"}, {Name: "Read"}}, OutputTokens: 10}
 	tools := &orderTools{callCount: map[string]int{}}
+	tools.arrived.Add(2)
 	model := &fakemodel.Model{Script: []fakemodel.Step{step, textStep}}
 	res, err := loop.Run(context.Background(), loop.Config{Policy: loop.Seed(), Model: model, Primary: sonnet, Tools: tools},
 		[]loop.Message{loop.UserText("go")})
