@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/loopsim/loopsim/reports"
@@ -26,9 +27,12 @@ func startRecording(file string, p *simPlan, o *simOptions, cfg *sim.Config) (*r
 	return startRecordingHeader(file, h, cfg)
 }
 
-// startRecordingHeader creates the record file with header h and hooks a
-// recorder to cfg.
+// startRecordingHeader creates the record file (and its folder, as -out's
+// is made) with header h and hooks a recorder to cfg.
 func startRecordingHeader(file string, h reports.Header, cfg *sim.Config) (*recording, error) {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return nil, fmt.Errorf("-record: %w", err)
+	}
 	f, err := os.Create(file)
 	if err != nil {
 		return nil, fmt.Errorf("-record: %w", err)

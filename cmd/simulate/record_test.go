@@ -30,7 +30,15 @@ func TestSimulateRecord(t *testing.T) {
 	require.NotNil(t, rec.Behaviour)
 	assert.NotEmpty(t, rec.Behaviour.Scenarios)
 
-	code, _, stderr = simulateArgs(t, "-n", "2", "-transcripts", "", "-plots=false", "-out", dir, "-record", filepath.Join(dir, "no", "such", "dir", "r.parquet"))
+	// A record's folder is made as -out's is (the record usually goes in it).
+	nested := filepath.Join(dir, "fresh-out", "r.parquet")
+	code, _, stderr = simulateArgs(t, "-n", "2", "-transcripts", "", "-plots=false", "-out", filepath.Join(dir, "fresh-out"), "-record", nested)
+	require.Equal(t, simExitOK, code, stderr)
+	_, err = reports.Open(nested)
+	require.NoError(t, err)
+
+	// A path under a regular file cannot be created.
+	code, _, stderr = simulateArgs(t, "-n", "2", "-transcripts", "", "-plots=false", "-out", dir, "-record", filepath.Join(file, "r.parquet"))
 	assert.Equal(t, simExitFailed, code)
 	assert.Contains(t, stderr, "-record")
 }
