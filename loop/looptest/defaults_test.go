@@ -12,7 +12,7 @@ import (
 func TestMain(m *testing.M) {
 	// Broken seams that hang are cut short.
 	timeout = 250 * time.Millisecond
-	grace = 10 * time.Millisecond
+	grace = 50 * time.Millisecond
 	os.Exit(m.Run())
 }
 
