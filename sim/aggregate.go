@@ -195,6 +195,13 @@ func (a *Aggregate) Failures() int {
 	return n
 }
 
+// Completions counts the episodes that ended completed and did not fail:
+// a completion after an API error (the seed's path) is a failure, not a
+// completion.
+func (a *Aggregate) Completions() int {
+	return a.Terminals[loop.Completed] - a.CompletedAfterAPIError
+}
+
 // FailureRate is the fraction of episodes that failed.
 func (a *Aggregate) FailureRate() float64 { return a.rate(a.Failures()) }
 

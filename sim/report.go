@@ -78,8 +78,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	md.line("")
 	md.table([]string{"setting", "completed", "failed", "halted", "most frequent failures"}, len(r.Settings), func(i int) []string {
 		a := r.Settings[i].Aggregate
-		completed := a.Terminals[loop.Completed] - a.CompletedAfterAPIError
-		return []string{labels[i], FormatRate(completed, a.Episodes), FormatRate(a.Failures(), a.Episodes),
+		return []string{labels[i], FormatRate(a.Completions(), a.Episodes), FormatRate(a.Failures(), a.Episodes),
 			thousands(int64(a.Halted)), topFailures(a, 3)}
 	})
 

@@ -558,7 +558,7 @@ func writeBrief(w io.Writer, r *sim.Result, elapsed time.Duration) {
 		}
 		// ± half the 95% interval: Wilson for the failure rate, t for the means
 		tc, cc := a.MeanInterval(sim.Tokens), a.MeanInterval(sim.CostMicroUSD)
-		fmt.Fprintf(w, "%-*s  %8.1f%%  %16s  %6d  %18s  %14s  %10s\n", width, labels[i], 100*a.Rate(loop.Completed),
+		fmt.Fprintf(w, "%-*s  %8.1f%%  %16s  %6d  %18s  %14s  %10s\n", width, labels[i], 100*float64(a.Completions())/float64(max(a.Episodes, 1)),
 			sim.FormatRate(a.Failures(), a.Episodes), a.Halted,
 			sim.FormatTokens(a.Mean(sim.Tokens))+" ±"+sim.FormatTokens((tc.Hi-tc.Lo)/2),
 			fmt.Sprintf("$%.2f ±%.2f", a.Mean(sim.CostMicroUSD)/1e6, (cc.Hi-cc.Lo)/2e6), v)

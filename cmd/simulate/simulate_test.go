@@ -109,3 +109,28 @@ func TestSimulateHelpAndFields(t *testing.T) {
 	assert.Contains(t, stdout, "auto_compact_buffer", "-fields")
 	assert.Contains(t, stdout, "workload.faults.overloaded", "-fields")
 }
+
+// TestBriefCompletedLeavesOutFailures: the brief's completed column is the
+// summary's (a completion after an API error is a failure), so completed
+// and failed never add up past 100%.
+func TestBriefCompletedLeavesOutFailures(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := simulateArgs(t, "-n", "300", "-seed", "3", "-profile", "seed", "-transcripts", "",
+		"-plots=false", "-check=false", "-out", dir)
+	require.Equal(t, simExitOK, code, "stderr: %s", stderr)
+	var completed, failed float64
+	for _, line := range strings.Split(stdout, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && f[0] == "seed" {
+			_, err := fmt.Sscanf(f[1], "%f%%", &completed)
+			require.NoError(t, err, line)
+			_, err = fmt.Sscanf(f[2], "%f%%", &failed)
+			require.NoError(t, err, line)
+		}
+	}
+	require.Positive(t, failed, "the seed profile fails after API errors at this size:\n%s", stdout)
+	assert.LessOrEqual(t, completed+failed, 100.05, "completed %.1f%% + failed %.1f%%:\n%s", completed, failed, stdout)
+	summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(summary), fmt.Sprintf("| seed | %.1f%%", completed), "the summary's completed figure")
+}
