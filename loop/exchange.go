@@ -30,3 +30,45 @@ func tailStart(msgs []Message, keep int) int {
 	}
 	return starts[len(starts)-keep]
 }
+
+// TailRule says how many of the newest rounds a reactive compaction keeps
+// verbatim.
+type TailRule string
+
+// Tail rules.
+const (
+	// TailExchanges keeps the policy's PreserveTailExchanges rounds.
+	TailExchanges TailRule = "exchanges"
+	// TailHalf keeps the newest rounds until they make up more than half
+	// the size of all the rounds.
+	TailHalf TailRule = "half"
+)
+
+// halfTail is how many of the newest rounds of msgs make up more than half
+// the size (in tokens) of all its rounds; a leading prompt (or summary),
+// the messages before the first reply, is not counted. [tailStart] still
+// leaves the oldest round to be summarised.
+func halfTail(msgs []Message) int {
+	starts := Exchanges(msgs)
+	if len(msgs) > 0 && msgs[0].Role != RoleAssistant {
+		starts = starts[1:] // the prompt, not a round
+	}
+	sizes := make([]int, len(starts))
+	total := 0
+	for i, st := range starts {
+		end := len(msgs)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		sizes[i] = SumTokens(msgs[st:end])
+		total += sizes[i]
+	}
+	kept := 0
+	for k := len(sizes) - 1; k >= 0; k-- {
+		kept += sizes[k]
+		if 2*kept > total {
+			return len(sizes) - k
+		}
+	}
+	return len(sizes)
+}

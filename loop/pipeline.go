@@ -205,8 +205,12 @@ func (r *run) autoCompact(ctx context.Context, s *State, mfq []Message, snipFree
 // boundary, summary, kept tail. It returns the history, the IDs removed
 // and the number of messages kept.
 func (r *run) compact(ctx context.Context, s *State, trigger CompactTrigger, mfq []Message, count int) ([]Message, []string, int, error) {
+	tail := r.p.PreserveTailExchanges
+	if trigger == TriggerReactive && r.p.ReactiveTail == TailHalf {
+		tail = halfTail(mfq)
+	}
 	req := CompactRequest{Trigger: trigger, Messages: mfq, Tokens: count, Model: s.ToolUseContext.Model,
-		MaxTokens: r.p.MaxTokens(r.model), Tools: s.ToolUseContext.Tools, PreserveTail: r.p.PreserveTailExchanges, Call: r.call}
+		MaxTokens: r.p.MaxTokens(r.model), Tools: s.ToolUseContext.Tools, PreserveTail: tail, Call: r.call}
 	var res CompactResult
 	var err error
 	if gerr := guard("compactor", func() { res, err = r.compactor.Compact(ctx, req) }); gerr != nil {

@@ -86,6 +86,13 @@ type Policy struct {
 	// PreserveTailExchanges is how many of the newest exchanges a
 	// compaction keeps verbatim (never all of them).
 	PreserveTailExchanges int `json:"preserve_tail_exchanges" range:"0,1000"`
+	// ReactiveTail is what a reactive compaction keeps verbatim:
+	// exchanges (the seed: the newest PreserveTailExchanges rounds, as an
+	// auto-compaction) or half (claude-code, as observed: the newest rounds
+	// until they make up more than half the size of all the rounds, the
+	// prompt or summary before them not counted; the oldest round is always
+	// summarised).
+	ReactiveTail TailRule `json:"reactive_tail" oneof:"exchanges,half"`
 	// RapidRefillWindow: reaching the threshold again within this many
 	// model replies after a compaction is a rapid refill; zero switches the
 	// thrash guard off.

@@ -44,6 +44,7 @@ func Seed() Policy {
 		BudgetDiminishingAfter:      3,
 		Fallback:                    true,
 		StopHookCapAction:           Completed,
+		ReactiveTail:                TailExchanges,
 		ToolUseSummary:              true,
 		BackoffBaseMS:               500,
 		BackoffMaxMS:                32_000,
@@ -74,6 +75,9 @@ func ClaudeCode() Policy {
 	p.MinExchangesToCompact = 3
 	p.MinExchangesToReactiveCompact = 2
 	p.PreserveTailExchanges = 1
+	// a reactive compaction keeps about half the rounds (kept after 2, 3,
+	// 4, 5, 6, 8, 9, 11 rounds: 1, 2, 3, 3, 4, 5, 5, 6)
+	p.ReactiveTail = TailHalf
 	p.RapidRefillWindow = 2
 	p.RapidRefillTrip = 3
 	p.CompactMaxCalls = 8

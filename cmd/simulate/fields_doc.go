@@ -65,6 +65,7 @@ var fieldDocs = map[string]string{
 	"policy.reactive_compact":                  "ReactiveCompact switches reactive compaction on.",
 	"policy.reactive_only_models":              "ReactiveOnlyModels run without threshold or blocking limit; only the API's prompt-too-long triggers compaction.",
 	"policy.reactive_owns_overflow":            "ReactiveOwnsOverflow skips the blocking-limit check when reactive compact and auto-compact are both on (the API's prompt-too-long is left to trigger compaction).",
+	"policy.reactive_tail":                     "ReactiveTail is what a reactive compaction keeps verbatim: exchanges (the seed: the newest PreserveTailExchanges rounds, as an auto-compaction) or half (claude-code, as observed: the newest rounds until they make up more than half the size of all the rounds, the prompt or summary before them not counted; the oldest round is always summarised).",
 	"policy.request_too_large_is_media":        "RequestTooLargeIsMedia treats a 413 like a media-size error (image_error when unrecovered) rather than like prompt-too-long.",
 	"policy.snip":                              "Snip switches snip on: old history is dropped once the count reaches the warning threshold.",
 	"policy.snip_keep_recent":                  "SnipKeepRecent is how many of the newest messages snip never drops.",
