@@ -44,8 +44,8 @@ func TestRapidRefillWindowIncludesItsLastReply(t *testing.T) {
 		{Role: loop.RoleUser, Tokens: 500, Blocks: []loop.Block{{Type: loop.BlockText, Text: "go on"}}}}
 	script := []fakemodel.Step{summary, small, small, large, summary, small, small, small, summary, textStep}
 	for window, want := range map[string][]int{"2": {0, 0, 0}, "3": {0, 1, 2}} {
-		res, _ := ccRun(t, fixture{initial: initial, tools: tools, script: script}, "context_window", "100000",
-			"tool_result_budget", "0", "rapid_refill_window", window)
+		res, _ := ccRun(t, fixture{initial: initial, tools: tools, script: script}, append(guardAlone,
+			"tool_result_budget", "0", "rapid_refill_window", window)...)
 		require.Equal(t, loop.Completed, res.Terminal, sequence(res.Trace))
 		var rapid []int
 		for _, c := range events[loop.Compaction](res.Trace) {

@@ -360,13 +360,18 @@ func thrash() []loop.Message {
 	return msgs
 }
 
+// guardAlone isolates the thrash guard on a 100,000-token window: every
+// auto-compaction keeps the newest round, the later ones too (claude-code's
+// later ones keep nothing: TestClaudeCodeLaterAutoCompactKeepsNothing).
+var guardAlone = []string{"context_window", "100000", "later_auto_tail", "exchanges"}
+
 // §3: the thrash guard.
 func TestClaudeCodeRapidRefill(t *testing.T) {
 	big := &fakemodel.Tools{Default: fakemodel.Tool{Tokens: 34_000}}
 	tool := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}}, OutputTokens: 100}
 	t.Run("2nd rapid refill compacts, 3rd trips the breaker", func(t *testing.T) {
 		res, _ := ccRun(t, fixture{initial: thrash(), tools: big, script: []fakemodel.Step{summary, tool, summary, tool, summary, textStep}},
-			"context_window", "100000")
+			guardAlone...)
 		checkSeq(t, res, "C → M:tool → next_turn → C → M:tool → next_turn → C → M:text", loop.Completed)
 		rapid := []int{}
 		for _, c := range events[loop.Compaction](res.Trace) {
@@ -376,7 +381,7 @@ func TestClaudeCodeRapidRefill(t *testing.T) {
 			t.Errorf("rapid refill counts (-want +got):\n%s", diff)
 		}
 		res, _ = ccRun(t, fixture{initial: thrash(), tools: big, script: []fakemodel.Step{summary, tool, summary, tool, summary, tool}},
-			"context_window", "100000")
+			guardAlone...)
 		checkSeq(t, res, "C → M:tool → next_turn → C → M:tool → next_turn → C → M:tool → next_turn", loop.RapidRefillBreaker)
 	})
 	t.Run("refills 3 replies apart never trip it", func(t *testing.T) {
@@ -390,7 +395,7 @@ func TestClaudeCodeRapidRefill(t *testing.T) {
 			{Role: loop.RoleAssistant, Tokens: 500, Blocks: []loop.Block{{Type: loop.BlockText, Text: "ok"}}},
 			{Role: loop.RoleUser, Tokens: 500, Blocks: []loop.Block{{Type: loop.BlockText, Text: "go on"}}}}
 		script := []fakemodel.Step{summary, small, small, large, summary, small, small, small, summary, textStep}
-		res, _ := ccRun(t, fixture{initial: initial, tools: tools, script: script}, "context_window", "100000", "tool_result_budget", "0")
+		res, _ := ccRun(t, fixture{initial: initial, tools: tools, script: script}, append(guardAlone, "tool_result_budget", "0")...)
 		require.Equal(t, loop.Completed, res.Terminal, sequence(res.Trace))
 		for _, c := range events[loop.Compaction](res.Trace) {
 			assert.True(t, c.OK, "compaction %+v", c)
@@ -400,6 +405,32 @@ func TestClaudeCodeRapidRefill(t *testing.T) {
 		loop.WriteReadable(&b, res.Trace)
 		assert.Len(t, events[loop.Compaction](res.Trace), 3, "compactions; trace:\n%s", b.String())
 	})
+}
+
+// An auto-compaction after an earlier one carries the summary and every
+// round and keeps nothing (observed: compact-auto-later); the first keeps
+// the newest round. later_auto_tail exchanges keeps it every time.
+func TestClaudeCodeLaterAutoCompactKeepsNothing(t *testing.T) {
+	big := &fakemodel.Tools{Default: fakemodel.Tool{Tokens: 34_000}}
+	tool := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}}, OutputTokens: 100}
+	script := []fakemodel.Step{summary, tool, summary, textStep}
+	kept := func(res *loop.Result) []int {
+		var out []int
+		for _, c := range events[loop.Compaction](res.Trace) {
+			out = append(out, c.Kept)
+		}
+		return out
+	}
+	res, model := ccRun(t, fixture{initial: thrash(), tools: big, script: script}, "context_window", "100000")
+	checkSeq(t, res, "C → M:tool → next_turn → C → M:text", loop.Completed)
+	assert.Equal(t, []int{2, 0}, kept(res), "messages kept by each compaction")
+	require.Len(t, model.Requests, 4)
+	assert.Len(t, model.Requests[2].Messages, 6, "the second compaction carries the summary, both rounds and its instruction")
+	assert.Len(t, model.Requests[3].Messages, 1, "the request after it carries the summary alone")
+
+	res, _ = ccRun(t, fixture{initial: thrash(), tools: big, script: script}, guardAlone...)
+	checkSeq(t, res, "C → M:tool → next_turn → C → M:text", loop.Completed)
+	assert.Equal(t, []int{2, 2}, kept(res), "messages kept by each compaction")
 }
 
 // §4: max turns; stop-hook blocks count as turns.

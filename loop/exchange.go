@@ -31,7 +31,7 @@ func tailStart(msgs []Message, keep int) int {
 	return starts[len(starts)-keep]
 }
 
-// TailRule says how many of the newest rounds a reactive compaction keeps
+// TailRule says how many of the newest rounds a compaction keeps
 // verbatim.
 type TailRule string
 
@@ -42,6 +42,8 @@ const (
 	// TailHalf keeps the newest rounds until they make up more than half
 	// the size of all the rounds.
 	TailHalf TailRule = "half"
+	// TailNone keeps nothing: every round is summarised.
+	TailNone TailRule = "none"
 )
 
 // halfTail is how many of the newest rounds of msgs make up more than half

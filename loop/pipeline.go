@@ -206,8 +206,11 @@ func (r *run) autoCompact(ctx context.Context, s *State, mfq []Message, snipFree
 // and the number of messages kept.
 func (r *run) compact(ctx context.Context, s *State, trigger CompactTrigger, mfq []Message, count int) ([]Message, []string, int, error) {
 	tail := r.p.PreserveTailExchanges
-	if trigger == TriggerReactive && r.p.ReactiveTail == TailHalf {
+	switch {
+	case trigger == TriggerReactive && r.p.ReactiveTail == TailHalf:
 		tail = halfTail(mfq)
+	case trigger == TriggerAuto && r.p.LaterAutoTail == TailNone && len(mfq) > 0 && mfq[0].CompactSummary:
+		tail = 0 // a later auto-compaction summarises everything
 	}
 	req := CompactRequest{Trigger: trigger, Messages: mfq, Tokens: count, Model: s.ToolUseContext.Model,
 		MaxTokens: r.p.MaxTokens(r.model), Tools: s.ToolUseContext.Tools, PreserveTail: tail, Call: r.call}

@@ -93,6 +93,12 @@ type Policy struct {
 	// prompt or summary before them not counted; the oldest round is always
 	// summarised).
 	ReactiveTail TailRule `json:"reactive_tail" oneof:"exchanges,half"`
+	// LaterAutoTail is what an auto-compaction of a conversation that
+	// begins with an earlier compaction's summary keeps verbatim: exchanges
+	// (the seed: the newest PreserveTailExchanges rounds, as the first) or
+	// none (claude-code, as observed: the summary and every round are
+	// summarised, the newest included).
+	LaterAutoTail TailRule `json:"later_auto_tail" oneof:"exchanges,none"`
 	// RapidRefillWindow: reaching the threshold again within this many
 	// model replies after a compaction is a rapid refill; zero switches the
 	// thrash guard off.

@@ -45,6 +45,7 @@ func Seed() Policy {
 		Fallback:                    true,
 		StopHookCapAction:           Completed,
 		ReactiveTail:                TailExchanges,
+		LaterAutoTail:               TailExchanges,
 		ToolUseSummary:              true,
 		BackoffBaseMS:               500,
 		BackoffMaxMS:                32_000,
@@ -78,6 +79,8 @@ func ClaudeCode() Policy {
 	// a reactive compaction keeps about half the rounds (kept after 2, 3,
 	// 4, 5, 6, 8, 9, 11 rounds: 1, 2, 3, 3, 4, 5, 5, 6)
 	p.ReactiveTail = TailHalf
+	// an auto-compaction after an earlier compaction keeps nothing
+	p.LaterAutoTail = TailNone
 	p.RapidRefillWindow = 2
 	p.RapidRefillTrip = 3
 	p.CompactMaxCalls = 8
