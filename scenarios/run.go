@@ -79,6 +79,12 @@ func Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
+	return s.judge(&fx, res), nil
+}
+
+// judge checks a finished run of s's fixture against the invariants and
+// what s expects.
+func (s *Scenario) judge(fx *fixture, res *loop.Result) *Outcome {
 	violations := properties.Check(properties.Run{Policy: s.policy, Initial: fx.initial, Result: res,
 		Models: s.models(), ScriptSteps: s.scriptSteps()})
 	return &Outcome{
@@ -87,7 +93,7 @@ func Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 		Want:       s.want(),
 		Got:        s.observe(res, violations, fx.model),
 		Violations: violations,
-	}, nil
+	}
 }
 
 // want is the scenario's expectation as an Observed.

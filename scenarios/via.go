@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/loopsim/loopsim/loop"
-	"github.com/loopsim/loopsim/properties"
 )
 
 // Via is a way for the loop to reach a scenario's scripted model other
@@ -50,18 +49,10 @@ func RunVia(ctx context.Context, s *Scenario, via func(script loop.Model, cancel
 	timer := time.AfterFunc(Watchdog, func() { stop(errWatchdog) })
 	res, err := loop.Run(runCtx, fx.cfg, fx.initial)
 	if !timer.Stop() {
-		return nil, fmt.Errorf("scenario %s: the run did not finish within %s", s.Name, Watchdog)
+		return nil, watchdogError(s.Name, res)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
-	violations := properties.Check(properties.Run{Policy: s.policy, Initial: fx.initial, Result: res,
-		Models: s.models(), ScriptSteps: s.scriptSteps()})
-	return &Outcome{
-		Scenario:   s,
-		Result:     res,
-		Want:       s.want(),
-		Got:        s.observe(res, violations, fx.model),
-		Violations: violations,
-	}, nil
+	return s.judge(&fx, res), nil
 }
