@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -81,24 +80,14 @@ func save(p *plot.Plot, w, h vg.Length, base string) error {
 
 // saveTiles writes plots side by side as base.png and base.svg.
 func saveTiles(plots []*plot.Plot, w, h vg.Length, base string) error {
-	for _, ext := range []string{"png", "svg"} {
-		c, err := draw.NewFormattedCanvas(w, h, ext)
-		if err != nil {
-			return err
-		}
-		dc := draw.New(c)
-		dc.SetColor(color.White)
-		dc.Fill(dc.Rectangle.Path())
+	_, err := sim.SaveFigure(filepath.Dir(base), filepath.Base(base), w, h, func(dc draw.Canvas) {
 		tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6),
 			PadRight: vg.Points(10), PadX: vg.Points(18)}
 		for i, p := range plots {
 			p.Draw(tiles.At(dc, i, 0))
 		}
-		if err := writeCanvas(base+"."+ext, c); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
+	return err
 }
 
 func newPlot(title, x, y string) *plot.Plot {
@@ -328,16 +317,4 @@ func (sc *SettingComparison) plotDiffs(base string) error {
 		plots = append(plots, p)
 	}
 	return saveTiles(plots, 12*vg.Inch, 4.5*vg.Inch, base)
-}
-
-func writeCanvas(path string, c vg.CanvasWriterTo) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

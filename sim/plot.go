@@ -14,9 +14,10 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// saveFigure draws a figure of w by h with paint and writes it to dir as
-// name.png and name.svg. It returns the two file names.
-func saveFigure(dir, name string, w, h vg.Length, paint func(dc draw.Canvas)) ([]string, error) {
+// SaveFigure draws a figure of w by h with paint on a white background
+// and writes it to dir as name.png and name.svg. It returns the two file
+// names.
+func SaveFigure(dir, name string, w, h vg.Length, paint func(dc draw.Canvas)) ([]string, error) {
 	var files []string
 	for _, format := range []string{"png", "svg"} {
 		c, err := draw.NewFormattedCanvas(w, h, format)

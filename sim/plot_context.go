@@ -110,7 +110,7 @@ func PlotContext(dir, name, title string, samples []ContextSample, labels []stri
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadTop: vg.Points(28), PadBottom: vg.Points(6), PadLeft: vg.Points(6),
 		PadRight: vg.Points(10), PadX: vg.Points(14), PadY: vg.Points(14)}
 	w, h := vg.Inch*14, vg.Inch*4.2*vg.Length(rows)
-	return saveFigure(dir, name, w, h, func(dc draw.Canvas) {
+	return SaveFigure(dir, name, w, h, func(dc draw.Canvas) {
 		drawFigureTitle(dc, w, h, title)
 		for i, p := range fig.plots {
 			p.Draw(tiles.At(dc, i%cols, i/cols))

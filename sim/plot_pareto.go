@@ -25,7 +25,7 @@ func PlotPareto(dir string, r *Result) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return saveFigure(dir, "pareto", paretoWidth, paretoHeight, func(dc draw.Canvas) { p.Draw(dc) })
+	return SaveFigure(dir, "pareto", paretoWidth, paretoHeight, func(dc draw.Canvas) { p.Draw(dc) })
 }
 
 // The Pareto figure's size.

@@ -126,7 +126,7 @@ func PlotSweep(dir string, r *Result, bases int, sweeps []Sweep) ([]string, erro
 		}
 	}
 	legendWidth := vg.Points(50 + 5*float64(longest))
-	return saveFigure(dir, "sweep", vg.Inch*14+legendWidth, vg.Inch*5, func(dc draw.Canvas) {
+	return SaveFigure(dir, "sweep", vg.Inch*14+legendWidth, vg.Inch*5, func(dc draw.Canvas) {
 		area := draw.Crop(dc, 0, -legendWidth, 0, 0)
 		for i, p := range plots {
 			p.Legend = plot.NewLegend()

@@ -171,7 +171,7 @@ func PlotTerminals(dir string, r *Result) ([]string, error) {
 	w := vg.Inch * 15
 	// the left chart is wider by the settings' names
 	split := w*0.52 + vg.Points(5*float64(longest(labels)))
-	return saveFigure(dir, "terminals", w, h, func(dc draw.Canvas) {
+	return SaveFigure(dir, "terminals", w, h, func(dc draw.Canvas) {
 		charts := draw.Crop(dc, vg.Points(4), -vg.Points(10), legendH, -vg.Points(4))
 		plots[0].Draw(draw.Crop(charts, 0, split-w, 0, 0))
 		plots[1].Draw(draw.Crop(charts, split+vg.Points(16), 0, 0, 0))

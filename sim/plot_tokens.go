@@ -77,7 +77,7 @@ func PlotTokens(dir string, r *Result) ([]string, error) {
 		PadRight: vg.Points(10), PadX: vg.Points(12), PadY: vg.Points(10)}
 	w := vg.Inch * vg.Length(1+4.5*float64(cols))
 	h := vg.Points(24) + vg.Inch*3*vg.Length(rows)
-	return saveFigure(dir, "tokens", w, h, func(dc draw.Canvas) {
+	return SaveFigure(dir, "tokens", w, h, func(dc draw.Canvas) {
 		drawFigureTitle(dc, w, h, title)
 		for i, p := range plots {
 			p.Draw(tiles.At(dc, i%cols, i/cols))
