@@ -345,15 +345,10 @@ func simulate(ctx context.Context, stopSignals func(), p *simPlan, o *simOptions
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return simExitFailed
 	}
-	// with -json stdout holds the summary's JSON alone: the table, the
-	// files written and the violations go to stderr
-	human := stdout
-	if o.json {
-		human = stderr
-		if err := rep.WriteJSON(stdout); err != nil {
-			fmt.Fprintf(stderr, "simulate: %v\n", err)
-			return simExitFailed
-		}
+	human, err := writeJSON(rep, o, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return simExitFailed
 	}
 	writeBrief(human, res, elapsed)
 	fmt.Fprintf(human, "\nwrote %s (with %d plots, PNG and SVG), metrics.csv and metrics.json\n",
@@ -364,6 +359,16 @@ func simulate(ctx context.Context, stopSignals func(), p *simPlan, o *simOptions
 	return simExitOK
 }
 
+// writeJSON writes the summary's JSON to stdout when -json asks for it,
+// and returns where the text meant for a person goes: stdout, or stderr
+// when stdout holds the JSON alone.
+func writeJSON(rep *sim.Report, o *simOptions, stdout, stderr io.Writer) (io.Writer, error) {
+	if !o.json {
+		return stdout, nil
+	}
+	return stderr, rep.WriteJSON(stdout)
+}
+
 // writePartial writes the summary and the metrics of an interrupted
 // simulation (no plots, no calibration), marked partial.
 func writePartial(res *sim.Result, p *simPlan, o *simOptions, stdout, stderr io.Writer) int {
@@ -372,13 +377,10 @@ func writePartial(res *sim.Result, p *simPlan, o *simOptions, stdout, stderr io.
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return simExitFailed
 	}
-	human := stdout
-	if o.json {
-		human = stderr
-		if err := rep.WriteJSON(stdout); err != nil {
-			fmt.Fprintf(stderr, "simulate: %v\n", err)
-			return simExitFailed
-		}
+	human, err := writeJSON(rep, o, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return simExitFailed
 	}
 	writeViolations(human, res)
 	fmt.Fprintf(human, "interrupted: wrote %s and the metrics of the episodes that finished, marked partial\n", filepath.Join(o.out, "summary.md"))
