@@ -177,15 +177,14 @@ func chunks(s Step, number int) ([]loop.Block, int) {
 	return blocks, s.After - len(blocks)
 }
 
-// estimate is four characters to a token per block, at least one token
-// for a reply with content.
+// estimate is four characters to a token per block, rounded up. Every
+// block a step plays carries at least one character (a tool use has a
+// name, text and thinking are yielded only when not empty), so a reply
+// with content is at least one token.
 func estimate(blocks []loop.Block) int {
 	n := 0
 	for _, b := range blocks {
 		n += (len(b.Text) + len(b.Name) + len(b.Input) + 3) / 4
-	}
-	if n == 0 && len(blocks) > 0 {
-		n = 1
 	}
 	return n
 }
