@@ -132,7 +132,9 @@ func (s *Session) Stream(ctx context.Context, req loop.Request, yield func(loop.
 }
 
 // Run implements [loop.Tools]: the batch's results carry what the context
-// really gained after the call.
+// really gained after the call, split evenly over the batch (the first
+// result takes the remainder; a result is at least one token). A call
+// outside the batch gets a one-token result.
 func (s *Session) Run(ctx context.Context, call loop.ToolCall) (loop.ToolOutcome, error) {
 	if err := ctx.Err(); err != nil {
 		return loop.ToolOutcome{}, err
