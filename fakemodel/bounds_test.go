@@ -30,6 +30,10 @@ func TestOutcomeFiguresAtTheirBounds(t *testing.T) {
 		{"stop times max", fakemodel.StopOutcome{Times: fakemodel.MaxRepeat}.Validate(), true},
 		{"stop times -1", fakemodel.StopOutcome{Times: -1}.Validate(), false},
 		{"stop times max+1", fakemodel.StopOutcome{Times: fakemodel.MaxRepeat + 1}.Validate(), false},
+		{"tool tokens 0", fakemodel.Tool{Tokens: 0}.Validate(), true},
+		{"tool tokens max", fakemodel.Tool{Tokens: loop.MaxTokenCount}.Validate(), true},
+		{"tool tokens -1", fakemodel.Tool{Tokens: -1}.Validate(), false},
+		{"tool tokens max+1", fakemodel.Tool{Tokens: loop.MaxTokenCount + 1}.Validate(), false},
 	} {
 		if c.ok {
 			assert.NoError(t, c.err, c.name)

@@ -32,3 +32,10 @@ func TestSummarizer(t *testing.T) {
 	cancel()
 	assert.ErrorIs(t, <-done, context.Canceled, "slow")
 }
+
+// A panicking outcome panics (the loop recovers it), before its text.
+func TestSummarizerPanicIsNotRecovered(t *testing.T) {
+	s := &Summarizer{Outcomes: []SummaryOutcome{{Panic: "kaboom", Text: "never"}}}
+	assert.PanicsWithValue(t, "kaboom", func() { _, _ = s.Summarize(context.Background(), []loop.ToolCall{{Name: "Read"}}, nil) })
+	assert.Len(t, s.Calls, 1, "the panicking call is recorded")
+}
