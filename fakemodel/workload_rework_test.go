@@ -1,6 +1,9 @@
 package fakemodel
 
 import (
+	"context"
+	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,4 +52,41 @@ func TestCompactionRework(t *testing.T) {
 func TestCompactionReworkValidated(t *testing.T) {
 	_, err := DefaultWorkload().With("compaction_rework.mean", "-1")
 	assert.ErrorContains(t, err, "compaction_rework")
+}
+
+// TestCompactionReworkMean: after a compaction the agent makes the drawn
+// number of extra tool-calling replies before it answers, a count whose
+// mean is the distribution's Mean; a summary already seen adds nothing.
+// The tolerance is five standard errors (a geometric count above Min with
+// mean m has variance m(1+m)).
+func TestCompactionReworkMean(t *testing.T) {
+	summary := loop.Message{ID: "s", Role: loop.RoleUser, CompactSummary: true,
+		Blocks: []loop.Block{{Type: loop.BlockText, Text: "summary"}}}
+	extra := func(d Geometric, seed uint64) int {
+		w := fixed(1, 200, 20_000)
+		w.CompactionRework = d
+		e := w.Episode(Seeds{Workload: seed, Faults: seed}, 200_000, func() {})
+		msgs := []loop.Message{summary}
+		for n := 0; ; n++ {
+			msgs = append(msgs, loop.Message{ID: fmt.Sprint("m", n), Role: loop.RoleUser,
+				Blocks: []loop.Block{{Type: loop.BlockText, Text: "go on"}}})
+			resp, err := e.Stream(context.Background(), loop.Request{Purpose: loop.PurposeMain, MaxTokens: 8_000, InputTokens: 30_000,
+				Messages: msgs}, func(loop.Block) {})
+			require.NoError(t, err)
+			if resp.StopReason == loop.StopEndTurn {
+				return n
+			}
+			require.Equal(t, loop.StopToolUse, resp.StopReason, "%+v", d)
+			require.Less(t, n, d.Max, "%+v: more extra replies than Max", d)
+		}
+	}
+	const n = 2_000
+	for _, d := range []Geometric{{Min: 0, Mean: 0.5, Max: 50}, {Min: 0, Mean: 3, Max: 50}, {Min: 2, Mean: 2, Max: 2}, {Min: 1, Mean: 2, Max: 50}, {}} {
+		sum := 0
+		for s := range uint64(n) {
+			sum += extra(d, s)
+		}
+		m := d.Mean - float64(d.Min)
+		assert.InDelta(t, d.Mean, float64(sum)/n, 5*math.Sqrt(m*(1+m)/n)+1e-9, "%+v: mean extra replies", d)
+	}
 }
