@@ -77,3 +77,16 @@ func TestDistributionValidation(t *testing.T) {
 		assert.Error(t, c.err, c.name)
 	}
 }
+
+// A log-normal value past the int range is clamped to Max like any other
+// value above it, not wrapped round to Min.
+func TestLogNormalClampsHugeValuesToMax(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	d := LogNormal{Median: 1e19, Min: 1, Max: 1_000}
+	assert.Equal(t, 1_000, d.Draw(r), "median 1e19, sigma 0")
+	assert.Equal(t, 1_000, d.Quantile(0.5), "median 1e19, sigma 0")
+	d = LogNormal{Median: 1e30, Sigma: 2, Min: 1, Max: 1_000}
+	for range 1_000 {
+		require.Equal(t, 1_000, d.Draw(r), "median 1e30, sigma 2")
+	}
+}
