@@ -47,8 +47,17 @@ func (d LogNormal) dist(r *rand.Rand) distuv.LogNormal {
 	return l
 }
 
+// clamp rounds x and clamps it to [Min, Max], comparing as floats first:
+// converting a float past the int range to int is not defined.
 func (d LogNormal) clamp(x float64) int {
-	return min(max(int(math.Round(x)), d.Min), d.Max)
+	x = math.Round(x)
+	switch {
+	case x >= float64(d.Max):
+		return d.Max
+	case x <= float64(d.Min):
+		return d.Min
+	}
+	return int(x)
 }
 
 func (d LogNormal) validate() error {
