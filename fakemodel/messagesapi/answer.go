@@ -122,7 +122,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, d *Decoded, a a
 	s.event("message_start", map[string]any{"type": "message_start", "message": start})
 	s.event("ping", map[string]any{"type": "ping"})
 	for i, b := range a.blocks {
-		s.block(i, b)
+		s.block(i, b, !(a.out == outError && i == len(a.blocks)-1 && cutToolUse(b)))
 	}
 	switch a.out {
 	case outReply:
@@ -243,8 +243,16 @@ func (s *sse) flush() {
 	}
 }
 
-// block streams one content block: start, deltas, stop.
-func (s *sse) block(i int, b loop.Block) {
+// cutToolUse reports whether b is a tool_use whose input is not a JSON
+// object: a step whose stream fails cut it in the middle of its input.
+func cutToolUse(b loop.Block) bool {
+	var obj map[string]json.RawMessage
+	return b.Type == loop.BlockToolUse && (json.Unmarshal([]byte(b.Input), &obj) != nil || obj == nil)
+}
+
+// block streams one content block: start, deltas, and stop unless the
+// block is left open (an error event cuts it in the middle).
+func (s *sse) block(i int, b loop.Block, stop bool) {
 	s.event("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": startJSON(b)})
 	delta := func(d map[string]any) {
 		s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": d})
@@ -264,7 +272,9 @@ func (s *sse) block(i int, b loop.Block) {
 			delta(map[string]any{"type": "text_delta", "text": c})
 		}
 	}
-	s.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+	if stop {
+		s.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+	}
 }
 
 // pieces cuts s into chunks of at most deltaBytes, on rune boundaries.

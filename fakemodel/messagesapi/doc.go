@@ -35,7 +35,10 @@
 // A step that fails after content blocks (fakemodel's stream_error,
 // fallback_triggered, connection_dropped and abort with after) streams
 // those blocks first, then sends an error event, drops the connection, or
-// aborts. A dropped connection is closed without finishing the response,
+// aborts. When the stream fails with an error event and its last block is
+// a tool_use whose input is not a JSON object (the step cut it), that
+// block is left open: the error event follows its input_json_delta
+// events, without a content_block_stop. A dropped connection is closed without finishing the response,
 // so the client reads an unexpected EOF.
 //
 // A message with role "system" among the others (the API takes them; the
