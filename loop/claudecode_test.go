@@ -603,13 +603,13 @@ func TestClaudeCodeFallbackAndResends(t *testing.T) {
 		fail, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.InvalidRequest, Repeat: 6}}})
 		checkSeq(t, fail, strings.TrimSuffix(strings.Repeat("M:400 → ", 6), " → "), loop.APIError)
 	})
-	t.Run("a mid-stream error retries once without streaming, max_tokens capped at 64000", func(t *testing.T) {
-		res, model := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.StreamError, After: 1}, textStep}})
+	t.Run("a mid-stream error before any content retries once without streaming, max_tokens capped at 64000", func(t *testing.T) {
+		res, model := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.StreamError}, textStep}})
 		assert.Equal(t, loop.Completed, res.Terminal)
 		require.Len(t, model.Requests, 2)
 		assert.True(t, model.Requests[1].NonStreaming, "the retry is non-streaming")
 		assert.Equal(t, 64_000, model.Requests[1].MaxTokens)
-		res, _ = ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.StreamError, After: 1, Repeat: 2}}})
+		res, _ = ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.StreamError, Repeat: 2}}})
 		checkSeq(t, res, "M:stream_error → M:stream_error", loop.APIError)
 	})
 	t.Run("the non-streaming attempt has 9 retries of its own (observed)", func(t *testing.T) {

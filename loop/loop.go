@@ -17,6 +17,10 @@ const (
 	MalformedNudge      = "Your reply said it would use a tool but contained no tool_use block. Call the tool again, or answer without tools."
 	EmptyReplyNudge     = "Your reply was empty. Please answer."
 	PromptTooLongNotice = "Prompt is too long"
+	// StreamErrorNudge follows a reply kept after its stream was cut.
+	StreamErrorNudge = "Your previous reply was cut off by a stream error. Continue from where it stopped; do not repeat what you already wrote."
+	// StreamErrorToolResult answers a tool_use kept from a cut stream.
+	StreamErrorToolResult = "The response stream failed after this tool_use; the tool did not run"
 )
 
 // loop is the outer while(true) of SPEC §2.
@@ -60,6 +64,11 @@ func (r *run) loop(ctx context.Context, s State) *Result {
 
 		// 2.4 after the stream
 		r.emitSummary(&s)
+
+		if out.streamCut {
+			s = r.streamErrorRecovery(s, mfq, out)
+			continue
+		}
 
 		var res *Result
 		if out.apiError != nil || len(out.toolUses) == 0 {
@@ -117,6 +126,9 @@ type streamOutcome struct {
 	malformed bool
 	empty     bool
 	truncated bool
+	// streamCut: the stream was cut after content the policy keeps
+	// (stream_error_recovery).
+	streamCut bool
 }
 
 // callModel sends the main request with the inner fallback loop (2.3) and
@@ -186,6 +198,8 @@ func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutc
 				return streamOutcome{withheld: &w}
 			case re.Kind == ErrImageSize:
 				return streamOutcome{terminal: r.failRequest(*s, mfq, msg, blocks, uses, ImageError, re.Error())}
+			case r.call.cut && keepsContent(blocks) && s.MaxOutputTokensRecoveryCount < r.p.MaxOutputRecoveries:
+				return streamOutcome{reply: msg, toolUses: uses, streamCut: true}
 			}
 			if r.p.APIErrorTerminal == Completed {
 				// SPEC §2.3: an API error is not thrown; it becomes an

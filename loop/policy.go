@@ -207,6 +207,20 @@ type Policy struct {
 	NonStreamingRetries int `json:"non_streaming_retries" range:"0,100"`
 	// NonStreamingMaxTokens caps max_tokens of a non-streaming retry.
 	NonStreamingMaxTokens int `json:"non_streaming_max_tokens" range:"1,10000000"`
+	// StreamErrorRecovery: a main request's stream cut by an error event
+	// after content is not retried non-streaming; the blocks that finished
+	// are kept as the reply and the loop streams again at the same
+	// max_tokens (stream_error_recovery), with a note that the reply was
+	// cut off, or error results for its tool_uses (which do not run). Each
+	// continuation counts with the truncation recoveries
+	// (MaxOutputRecoveries, reset by a tool turn); once they are used up
+	// the error ends the run as APIErrorTerminal says. A cut after
+	// thinking blocks only keeps nothing (see StreamErrorThinkingResends).
+	StreamErrorRecovery bool `json:"stream_error_recovery"`
+	// StreamErrorThinkingResends: with StreamErrorRecovery, a stream cut
+	// after thinking blocks only is sent again unchanged, streaming, this
+	// many times; then the error ends the run.
+	StreamErrorThinkingResends int `json:"stream_error_thinking_resends" range:"0,100"`
 	// MalformedToolUseRetries: a reply with stop_reason tool_use but no
 	// tool_use block is dropped and re-sent this many times; zero treats it
 	// as a reply without tools.

@@ -102,6 +102,9 @@ func ClaudeCode() Policy {
 	p.NonStreamingFallback = true
 	p.NonStreamingOnDrop = false
 	p.NonStreamingRetries = 9
+	// observed: a stream cut after content keeps it and streams again
+	p.StreamErrorRecovery = true
+	p.StreamErrorThinkingResends = 2
 	p.MalformedToolUseRetries = 2
 	p.EmptyReplyRetries = 1
 	p.ReactiveOnlyModels = reactiveOnlyCatalog()

@@ -22,6 +22,10 @@ type caller struct {
 	// toolUseIDs are the tool_use ids of the last successful response, as
 	// its event lists them (shared with the tool batch event).
 	toolUseIDs []string
+	// cut: the last send ended with a streaming main attempt cut by an
+	// error event after content, which the policy leaves to the loop
+	// (StreamErrorRecovery) instead of the non-streaming attempt.
+	cut bool
 }
 
 func newCaller(r *run, seed uint64) *caller {
@@ -45,7 +49,8 @@ func fallbackError(cause *RequestError, overloads int) *RequestError {
 func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, error) {
 	p := &c.r.p
 	fallbackReady := p.Fallback && c.r.cfg.FallbackModel.Name != "" && !c.r.fellBack && req.Purpose == PurposeMain
-	retries, overloads, resends := 0, 0, 0
+	retries, overloads, resends, thinkingResends := 0, 0, 0, 0
+	c.cut = false
 	for attempt := 1; ; attempt++ {
 		blocks, resp, err := c.once(ctx, req, attempt)
 		if err == nil || ctx.Err() != nil {
@@ -78,6 +83,15 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 			c.r.stats.RetryDelayMS += delay
 			c.r.emit(Retry{Attempt: attempt + 1, Reason: re.Kind, DelayMS: delay})
 			continue
+		case re.Kind == ErrStream && p.StreamErrorRecovery && req.Purpose == PurposeMain && !req.NonStreaming && len(blocks) > 0:
+			// cut after content: not the non-streaming attempt
+			if onlyThinking(blocks) && thinkingResends < p.StreamErrorThinkingResends {
+				thinkingResends++
+				c.r.emit(Retry{Attempt: attempt + 1, Reason: re.Kind})
+				continue
+			}
+			c.cut = true
+			return blocks, resp, err
 		case (re.Kind == ErrStream || re.Kind == ErrConnection && p.NonStreamingOnDrop) && p.NonStreamingFallback && !req.NonStreaming:
 			req.NonStreaming = true
 			retries = 0
@@ -220,6 +234,9 @@ func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []B
 	r.emit(RequestEvent{Purpose: req.Purpose, Model: req.Model, InputTokens: req.InputTokens, MaxTokens: req.MaxTokens,
 		Messages: len(req.Messages), Last: last, Attempt: attempt, NonStreaming: req.NonStreaming})
 	blocks, resp, err = c.stream(ctx, req)
+	if re := asRequestError(err); re != nil && re.Kind == ErrStream {
+		blocks = finishedBlocks(blocks)
+	}
 	if err == nil && ctx.Err() == nil {
 		if err = r.checkResponse(blocks, resp); err != nil {
 			// a response no API would send is rejected whole

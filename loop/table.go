@@ -49,6 +49,8 @@ func (s State) after(t Transition) State {
 		n.MalformedToolUseRetries++
 	case EmptyReplyRetry:
 		n.EmptyReplyRetries++
+	case StreamErrorRecovery:
+		n.MaxOutputTokensRecoveryCount++
 	}
 	return n
 }

@@ -5,7 +5,7 @@ package loop
 type Transition string
 
 // The seed's seven continue transitions, spelled as in the notes, and the
-// two the released agent adds.
+// three the released agent adds.
 const (
 	// NextTurn: the model used tools, the tools ran; the only transition
 	// that is a turn.
@@ -36,13 +36,17 @@ const (
 	// EmptyReplyRetry: the reply was empty; it is re-sent once with a nudge
 	// (claude-code).
 	EmptyReplyRetry Transition = "empty_reply_retry"
+	// StreamErrorRecovery: the stream was cut by an error event after
+	// content; what finished is kept, with a note (or error results for
+	// its tool_uses), and the request streamed again (claude-code).
+	StreamErrorRecovery Transition = "stream_error_recovery"
 )
 
 // Transitions lists every transition in a fixed order.
 var Transitions = []Transition{
 	NextTurn, CollapseDrainRetry, ReactiveCompactRetry, MaxOutputTokensEscalate,
 	MaxOutputTokensRecovery, StopHookBlocking, TokenBudgetContinuation,
-	MalformedToolUseRetry, EmptyReplyRetry,
+	MalformedToolUseRetry, EmptyReplyRetry, StreamErrorRecovery,
 }
 
 // Terminal is why the loop returned.

@@ -82,7 +82,7 @@ func TestCasesAreRecorded(t *testing.T) {
 }
 
 // The claude-code profile makes the requests the agent made: the same
-// answers in the same order, the same max_tokens, and the same number of
+// answers in the same order, the same max_tokens, streaming or not, and the same number of
 // messages in each main request (in a compaction request the agent
 // appends its instruction to the last user message where the loop adds a
 // message of its own, so the loop's count is one more). Where it does not
@@ -99,7 +99,7 @@ func TestProfileAgrees(t *testing.T) {
 			require.NoError(t, err)
 			var agent []string
 			for _, r := range o.Requests {
-				agent = append(agent, fmt.Sprintf("%s/%d/%d", r.Purpose[:1], r.MaxTokens, len(r.Roles))+"/"+r.Answer)
+				agent = append(agent, fmt.Sprintf("%s/%d/%d/%s", r.Purpose[:1], r.MaxTokens, len(r.Roles), streaming(!r.Stream))+"/"+r.Answer)
 			}
 			var profile []string
 			reqs := out.Result.Trace.Requests()
@@ -110,13 +110,13 @@ func TestProfileAgrees(t *testing.T) {
 				if r.Purpose == loop.PurposeCompact {
 					n--
 				}
-				profile = append(profile, fmt.Sprintf("%s/%d/%d", string(r.Purpose)[:1], r.MaxTokens, n)+"/"+labels[i])
+				profile = append(profile, fmt.Sprintf("%s/%d/%d/%s", string(r.Purpose)[:1], r.MaxTokens, n, streaming(r.NonStreaming))+"/"+labels[i])
 			}
 			if c.Differs != "" {
 				assert.NotEqual(t, agent, profile, "listed as differing (%s), but the profile now agrees: drop differs", c.Differs)
 				return
 			}
-			assert.Equal(t, agent, profile, "purpose/max_tokens/messages/answer: agent (-) vs claude-code profile (+)")
+			assert.Equal(t, agent, profile, "purpose/max_tokens/messages/streaming/answer: agent (-) vs claude-code profile (+)")
 		})
 	}
 }
@@ -130,4 +130,12 @@ func requestLabels(t loop.Trace) []string {
 		}
 	}
 	return out
+}
+
+// streaming names a request's form.
+func streaming(nonStreaming bool) string {
+	if nonStreaming {
+		return "non-streaming"
+	}
+	return "stream"
 }

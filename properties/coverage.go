@@ -114,6 +114,7 @@ func Reachable(p loop.Policy) ([]loop.Transition, []loop.Terminal) {
 		loop.TokenBudgetContinuation: p.TokenBudget,
 		loop.MalformedToolUseRetry:   p.MalformedToolUseRetries > 0,
 		loop.EmptyReplyRetry:         p.EmptyReplyRetries > 0,
+		loop.StreamErrorRecovery:     p.StreamErrorRecovery && p.MaxOutputRecoveries > 0,
 	}
 	terminalOn := map[loop.Terminal]bool{
 		loop.BlockingLimit: !primaryReactiveOnly && !p.ContextCollapse &&

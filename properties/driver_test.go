@@ -171,11 +171,13 @@ func (m *driverModel) Stream(ctx context.Context, req loop.Request, yield func(l
 	}
 	d.mu.Unlock()
 	if failure != "" {
-		if failure == loop.ErrStream {
-			// an error event after some content
-			yield(loop.Block{Type: loop.BlockText, Text: "partial"})
-		}
+		// a failure before any content (an error event after content is
+		// a stream-cut reply)
 		return loop.Response{}, &loop.RequestError{Kind: failure, Status: failureStatus[failure], Message: string(failure)}
+	}
+	cut := func(b loop.Block) (loop.Response, error) {
+		yield(b)
+		return loop.Response{}, &loop.RequestError{Kind: loop.ErrStream, Message: "error event after content"}
 	}
 	usage := loop.Usage{InputTokens: req.InputTokens, OutputTokens: h.Output}
 	if h.Context > 0 {
@@ -214,6 +216,12 @@ func (m *driverModel) Stream(ctx context.Context, req loop.Request, yield func(l
 	case ReplyAborted:
 		d.cancel()
 		return loop.Response{}, ctx.Err()
+	case ReplyStreamCut:
+		return cut(text)
+	case ReplyStreamCutToolUse:
+		return cut(loop.Block{Type: loop.BlockToolUse, ID: id, Name: "Read", Input: "{}"})
+	case ReplyStreamCutThinking:
+		return cut(loop.Block{Type: loop.BlockThinking, Text: "thinking"})
 	}
 	return loop.Response{}, fmt.Errorf("driver: unknown reply %q", h.Reply)
 }

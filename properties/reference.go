@@ -66,12 +66,22 @@ const (
 	ReplyAPIError Reply = "api_error"
 	// ReplyAborted is the user aborting while the model streams.
 	ReplyAborted Reply = "aborted"
+	// ReplyStreamCut is an error event after a text block, on every
+	// attempt.
+	ReplyStreamCut Reply = "stream_cut"
+	// ReplyStreamCutToolUse is an error event after a complete tool_use
+	// block, on every attempt.
+	ReplyStreamCutToolUse Reply = "stream_cut_tool_use"
+	// ReplyStreamCutThinking is an error event after a thinking block
+	// only, on every attempt.
+	ReplyStreamCutThinking Reply = "stream_cut_thinking"
 )
 
 // Replies lists every Reply in a fixed order.
 var Replies = []Reply{
 	ReplyText, ReplyToolUse, ReplyTruncated, ReplyTruncatedToolUse, ReplyEmpty, ReplyMalformed,
 	ReplyPromptTooLong, ReplyMedia, ReplyRequestTooLarge, ReplyImage, ReplyAPIError, ReplyAborted,
+	ReplyStreamCut, ReplyStreamCutToolUse, ReplyStreamCutThinking,
 }
 
 // Hook is the stop hooks' verdict, when they run.
@@ -182,6 +192,14 @@ func decideAfterRequest(p loop.Policy, env RefEnv, s RefState, h Happened) (Deci
 	end := func(t loop.Terminal) (Decision, RefState) { return Decision{Terminal: t}, s }
 	retry := RetryLayer(p, env.FallbackModel, s.FellBack, h.Attempts(p))
 	s.FellBack = retry.FellBack
+	if retry.Cut {
+		// PROFILE §7 as observed: the finished blocks are kept and the
+		// request streamed again, counted with the truncation recoveries
+		if s.Recoveries < p.MaxOutputRecoveries {
+			return next(s, loop.StreamErrorRecovery)
+		}
+		return end(p.APIErrorTerminal)
+	}
 	if retry.Failed != "" {
 		// PROFILE §7: an exhausted or unretried API failure
 		return end(p.APIErrorTerminal)
@@ -318,6 +336,8 @@ func next(s RefState, t loop.Transition, edit ...func(*RefState)) (Decision, Ref
 		n.Malformed++
 	case loop.EmptyReplyRetry:
 		n.Empty++
+	case loop.StreamErrorRecovery:
+		n.Recoveries++
 	}
 	for _, e := range edit {
 		e(&n)

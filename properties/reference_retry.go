@@ -20,6 +20,25 @@ type RetryResult struct {
 	Failed loop.ErrorKind
 	// FellBack: the fallback model is in use after the request.
 	FellBack bool
+	// Cut: the request ended with a stream cut after content that the
+	// loop keeps (p.StreamErrorRecovery); Failed is then the cut.
+	Cut bool
+}
+
+// The failures of a stream cut by an error event after content, as
+// Attempts lists them for the stream-cut replies (an ErrStream in
+// Happened.Failures comes before any content).
+const (
+	// CutAfterContent: an error event after a text or tool_use block.
+	CutAfterContent loop.ErrorKind = "stream_error after content"
+	// CutAfterThinking: an error event after thinking blocks only.
+	CutAfterThinking loop.ErrorKind = "stream_error after thinking"
+)
+
+// streamError reports whether k is an error event mid-stream, before or
+// after content.
+func streamError(k loop.ErrorKind) bool {
+	return k == loop.ErrStream || k == CutAfterContent || k == CutAfterThinking
 }
 
 // apiRetryable are the failures retried with back-off: 429, 500, 529 and
@@ -46,6 +65,12 @@ func apiRetryable(k loop.ErrorKind) bool {
 //   - an error event mid-stream (and, with p.NonStreamingOnDrop, a
 //     dropped connection once its retries are used up) gets one
 //     non-streaming attempt when p.NonStreamingFallback is on;
+//   - with p.StreamErrorRecovery (observed of the released agent), an
+//     error event after content on a streaming attempt gets no
+//     non-streaming attempt: after thinking blocks only the request is
+//     sent again, streaming, up to p.StreamErrorThinkingResends times,
+//     then it fails; after other content the request ends there, cut
+//     (the loop keeps what finished);
 //   - any other 400 is re-sent at once, up to p.InvalidRequestResends
 //     times;
 //   - with p.Fallback and a fallback model, and no switch yet in the run:
@@ -56,7 +81,7 @@ func apiRetryable(k loop.ErrorKind) bool {
 //   - anything else ends the request with that failure.
 func RetryLayer(p loop.Policy, hasFallback, fellBack bool, failures []loop.ErrorKind) RetryResult {
 	res := RetryResult{FellBack: fellBack}
-	retries, resends, overloads, nonStreaming := 0, 0, 0, false
+	retries, resends, overloads, nonStreaming, thinking := 0, 0, 0, false, 0
 	for _, k := range failures {
 		if k == loop.ErrOverloaded {
 			overloads++
@@ -77,10 +102,22 @@ func RetryLayer(p loop.Policy, hasFallback, fellBack bool, failures []loop.Error
 		case apiRetryable(k) && retries < budget(p, nonStreaming):
 			retries++
 			res.Actions = append(res.Actions, "retry "+string(k))
-		case (k == loop.ErrStream || k == loop.ErrConnection && p.NonStreamingOnDrop) && p.NonStreamingFallback && !nonStreaming:
+		case (k == CutAfterContent || k == CutAfterThinking) && p.StreamErrorRecovery && !nonStreaming:
+			if k == CutAfterThinking && thinking < p.StreamErrorThinkingResends {
+				thinking++
+				res.Actions = append(res.Actions, "retry "+string(loop.ErrStream))
+				continue
+			}
+			res.Failed, res.Cut = k, k == CutAfterContent
+			return res
+		case (streamError(k) || k == loop.ErrConnection && p.NonStreamingOnDrop) && p.NonStreamingFallback && !nonStreaming:
 			nonStreaming = true
 			retries = 0
-			res.Actions = append(res.Actions, "non_streaming "+string(k))
+			name := k
+			if streamError(k) {
+				name = loop.ErrStream
+			}
+			res.Actions = append(res.Actions, "non_streaming "+string(name))
 		case k == loop.ErrInvalidRequest && resends < p.InvalidRequestResends:
 			resends++
 			res.Actions = append(res.Actions, "retry "+string(k))
@@ -100,15 +137,36 @@ func budget(p loop.Policy, nonStreaming bool) int {
 	return p.APIRetries
 }
 
+// cutOf is the failure every attempt of a stream-cut reply meets, or "".
+func cutOf(r Reply) loop.ErrorKind {
+	switch r {
+	case ReplyStreamCut, ReplyStreamCutToolUse:
+		return CutAfterContent
+	case ReplyStreamCutThinking:
+		return CutAfterThinking
+	}
+	return ""
+}
+
 // Attempts is every failure the iteration's main request meets under
 // policy p: h.Failures, then, for ReplyAPIError (a 529 on every attempt),
 // as many 529s as the retry layer can take (two requests' worth, for a
-// fallback in between).
+// fallback in between), and for a stream-cut reply its cut on every
+// attempt the retry layer can make.
 func (h Happened) Attempts(p loop.Policy) []loop.ErrorKind {
+	if cut := cutOf(h.Reply); cut != "" {
+		// every attempt is cut: a streaming one, its resends and the
+		// non-streaming one
+		out := append([]loop.ErrorKind(nil), h.Failures...)
+		for range p.StreamErrorThinkingResends + 2 {
+			out = append(out, cut)
+		}
+		return out
+	}
 	if h.Reply != ReplyAPIError {
 		return h.Failures
 	}
-	n := 2*(p.APIRetries+1) + p.FallbackAfter529s
+	n := 2*(max(p.APIRetries, p.NonStreamingRetries)+1) + p.FallbackAfter529s
 	out := make([]loop.ErrorKind, 0, len(h.Failures)+n)
 	out = append(out, h.Failures...)
 	for range n {

@@ -139,6 +139,8 @@ func PolicyGen(base loop.Policy) *rapid.Generator[loop.Policy] {
 		flip(&p.FallbackOn500, "fallback_on_500")
 		num(&p.InvalidRequestResends, "invalid_request_resends", 0, 2)
 		flip(&p.NonStreamingFallback, "non_streaming_fallback")
+		flip(&p.StreamErrorRecovery, "stream_error_recovery")
+		num(&p.StreamErrorThinkingResends, "stream_error_thinking_resends", 0, 3)
 		num(&p.MalformedToolUseRetries, "malformed_tool_use_retries", 0, 3)
 		num(&p.EmptyReplyRetries, "empty_reply_retries", 0, 2)
 		if rapid.Bool().Draw(t, "reactive-only primary") {

@@ -21,6 +21,7 @@ var unreachable = map[string]map[string]string{
 		string(loop.EmptyReplyRetry):           "empty_reply_retries is 0: an empty reply is accepted",
 		string(loop.APIError):                  "api_error_terminal and truncation_exhausted_terminal are completed (after the stop-failure hooks)",
 		string(loop.MalformedToolUseExhausted): "malformed_tool_use_retries is 0",
+		string(loop.StreamErrorRecovery):       "stream_error_recovery is off: a stream cut after content gets the non-streaming attempt",
 	},
 	"claude-code": {
 		string(loop.CollapseDrainRetry):      "context_collapse is off",
