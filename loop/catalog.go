@@ -21,6 +21,11 @@ type KnownModel struct {
 // every main request), and reactive-only mode. Look one up with
 // [LookupModel].
 //
+//   - claude-opus-5-5: the released agent's default model (what it
+//     sends with no model chosen, observed/testdata): a 1,000,000-token
+//     window (it auto-compacts at 967,000 = 1,000,000 - 20,000 - 13,000)
+//     and 128,000 tokens of output (the max_tokens of its every main
+//     request); not reactive-only.
 //   - claude-sonnet-5-5: a 1,000,000-token window; the PROFILE gives
 //     128,000 tokens of output for "the default 1M-window model" and
 //     names this one as a 1M model that is not reactive-only.
@@ -28,6 +33,7 @@ type KnownModel struct {
 //   - claude-haiku-4-5: 200,000 and 32,000.
 //   - claude-3-5-haiku: 200,000 and 8,192.
 var Catalog = []KnownModel{
+	{ModelInfo: ModelInfo{Name: "claude-opus-5-5", ContextWindow: 1_000_000, MaxOutputTokens: 128_000}},
 	{ModelInfo: ModelInfo{Name: "claude-sonnet-5-5", ContextWindow: 1_000_000, MaxOutputTokens: 128_000}},
 	{ModelInfo: ModelInfo{Name: "claude-sonnet-4-5", ContextWindow: 200_000, MaxOutputTokens: 32_000}, ReactiveOnly: true},
 	{ModelInfo: ModelInfo{Name: "claude-haiku-4-5", ContextWindow: 200_000, MaxOutputTokens: 32_000}},

@@ -15,7 +15,7 @@ func TestCatalog(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, loop.KnownModel{ModelInfo: loop.ModelInfo{Name: "claude-sonnet-4-5", ContextWindow: 200_000, MaxOutputTokens: 32_000}, ReactiveOnly: true}, m)
 	_, err = loop.LookupModel("gpt")
-	assert.ErrorContains(t, err, `unknown model "gpt" (known: claude-sonnet-5-5, claude-sonnet-4-5, claude-haiku-4-5, claude-3-5-haiku)`)
+	assert.ErrorContains(t, err, `unknown model "gpt" (known: claude-opus-5-5, claude-sonnet-5-5, claude-sonnet-4-5, claude-haiku-4-5, claude-3-5-haiku)`)
 
 	cc := loop.ClaudeCode()
 	seen := map[string]bool{}
