@@ -51,3 +51,20 @@ func TestStatsDiscardedOnFallback(t *testing.T) {
 	dropped := loop.Message{Role: loop.RoleAssistant, Blocks: []loop.Block{{Type: loop.BlockText, Text: "half an answer"}}}
 	assert.Equal(t, loop.CharEstimator{}.Estimate(dropped), res.Stats.DiscardedOutputTokens)
 }
+
+// A malformed tool-use reply the loop re-asks for is discarded output; the
+// last one, kept in the history when the retries run out, is not.
+func TestStatsDiscardedOnMalformedToolUse(t *testing.T) {
+	mal := fakemodel.Step{Kind: fakemodel.MalformedToolUse, Text: "I will read the file", OutputTokens: 300}
+	retried, _ := ccRun(t, fixture{script: []fakemodel.Step{mal, textStep}})
+	require.Equal(t, loop.Completed, retried.Terminal)
+	require.Equal(t, []loop.Transition{loop.MalformedToolUseRetry}, retried.Trace.Transitions())
+	assert.Equal(t, 300, retried.Stats.DiscardedOutputTokens)
+	assert.Equal(t, 350, retried.Stats.OutputTokens)
+
+	exhausted, _ := ccRun(t, fixture{script: []fakemodel.Step{mal, mal, mal}})
+	require.Equal(t, loop.MalformedToolUseExhausted, exhausted.Terminal)
+	assert.Equal(t, 600, exhausted.Stats.DiscardedOutputTokens, "the two re-asked replies, not the one the history keeps")
+	last := exhausted.State.Messages[len(exhausted.State.Messages)-2]
+	assert.Equal(t, "I will read the file", last.Text(), "the last malformed reply stays in the history")
+}

@@ -1,0 +1,62 @@
+package loop_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// groupAbortTools runs Read and Grep concurrently: Read finishes, and only
+// then does Grep abort the run, so the group ends with one call finished
+// and one interrupted whatever the scheduler does.
+type groupAbortTools struct {
+	cancel   context.CancelFunc
+	readDone chan struct{}
+}
+
+func (g *groupAbortTools) ConcurrencySafe(loop.ToolCall) bool { return true }
+
+func (g *groupAbortTools) Run(ctx context.Context, c loop.ToolCall) (loop.ToolOutcome, error) {
+	if c.Name == "Read" {
+		defer close(g.readDone)
+		return loop.ToolOutcome{Content: "file contents", Tokens: 40}, nil
+	}
+	select {
+	case <-g.readDone:
+	case <-ctx.Done():
+	}
+	g.cancel()
+	return loop.ToolOutcome{}, ctx.Err()
+}
+
+// An abort during a concurrent group interrupts the whole group: a call
+// of the group that happened to finish first gets the interrupted result
+// too, so the history and the trace do not depend on scheduling.
+func TestAbortDuringAConcurrentGroupInterruptsTheGroup(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tools := &groupAbortTools{cancel: cancel, readDone: make(chan struct{})}
+	step := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}, {Name: "Grep"}}, OutputTokens: 10}
+	model := &fakemodel.Model{Script: []fakemodel.Step{step, textStep}}
+	res, err := loop.Run(ctx, loop.Config{Policy: loop.Seed(), Model: model, Primary: sonnet, Tools: tools},
+		[]loop.Message{loop.UserText("go")})
+	require.NoError(t, err)
+	require.Equal(t, loop.AbortedTools, res.Terminal)
+
+	results := events[loop.ToolResultEvent](res.Trace)
+	require.Len(t, results, 2)
+	for _, r := range results {
+		assert.True(t, r.Synthetic && r.IsError, "result %+v", r)
+	}
+	msgs := res.State.Messages
+	last := msgs[len(msgs)-1]
+	require.Len(t, last.Blocks, 2, "the tool results")
+	for _, b := range last.Blocks {
+		assert.Equal(t, loop.InterruptedResult, b.Text, "result of %s", b.ToolUseID)
+		assert.True(t, b.IsError)
+	}
+}
