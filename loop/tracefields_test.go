@@ -114,10 +114,16 @@ func TestDescribe(t *testing.T) {
 		{loop.ToolResultEvent{ToolUseID: "t1", Name: "Read", Tokens: 3, Synthetic: true, IsError: true, Error: "bad", Prevent: true},
 			"tool_result  t1 (Read): 3 tokens, synthetic, error: bad, hook prevents continuation"},
 		{loop.StopHook{Outcome: loop.HookBlock, Messages: []string{"a", "b"}}, "stop_hook    block: a; b"},
+		{loop.ToolSummary{Text: "read a file"}, "summary     : read a file"},
+		{loop.ToolSummary{Text: "read a file", Batch: []string{"t1", "t2"}}, "summary of t1 t2: read a file"},
 		{loop.StopFailureHook{Error: "e", Failure: "f"}, "stop_failure told: e (no stop-failure hooks), failed: f"},
 		{loop.TransitionEvent{Transition: loop.NextTurn, Changes: []loop.FieldChange{{Field: "transition", From: "", To: "next_turn"}, {Field: "turn_count", From: "1", To: "2"}}},
 			"=> next_turn  [turn_count 1->2]"},
 		{loop.TerminalEvent{Terminal: loop.Completed, Turn: 2, Iterations: 3}, "=> terminal completed (turn 2, 3 iterations)"},
+		// an escalation drops the reply: the history is unchanged, nothing added
+		{loop.StateRecord{TurnCount: 2, Transition: loop.MaxOutputTokensEscalate, MaxOutputTokensOverride: 1, ToolUseContext: loop.ToolUseContext{Model: "m"},
+			Messages: loop.MessagesRecord{Count: 2, Tokens: 30}},
+			"state        turn 2, after max_output_tokens_escalate, max_tokens override 1; model m; 2 messages, 30 tokens"},
 	} {
 		assert.Equal(t, c.want, loop.Describe(c.e))
 	}
