@@ -35,10 +35,15 @@ type Agent struct {
 	// Command is run with `sh -c`, in its own process group, with
 	// ANTHROPIC_BASE_URL set to the scenario's server, ANTHROPIC_API_KEY
 	// to [DummyAPIKey] and LOOPSIM_SCENARIO to the scenario's name, on top
-	// of this process's environment.
+	// of the variables of [AgentBaseEnv] and Env.
 	Command string
 	// Env adds variables ("NAME=value") to the command's environment.
 	Env []string
+	// InheritEnv passes this process's whole environment on to the
+	// command instead of only [AgentBaseEnv]'s variables (for an agent
+	// that needs more to start; its verdict may then depend on the
+	// caller's shell).
+	InheritEnv bool
 	// Timeout bounds the run; zero means [DefaultAgentTimeout]. When it
 	// expires the command's process group is killed.
 	Timeout time.Duration
@@ -156,8 +161,7 @@ func RunAgent(ctx context.Context, s *Scenario, a Agent) (*AgentOutcome, error) 
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(rctx, "sh", "-c", a.Command)
-	cmd.Env = append(append(os.Environ(), a.Env...),
-		"ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY="+DummyAPIKey, "LOOPSIM_SCENARIO="+s.Name)
+	cmd.Env = a.environ(srv.URL, s.Name)
 	// Output goes to files, not pipes: Wait returns when the command
 	// exits, even if something it started still holds its output open.
 	stdout, err := os.CreateTemp("", "loopsim-agent-stdout-")

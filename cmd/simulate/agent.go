@@ -47,17 +47,28 @@ func runAgents(args []string, stdout, stderr io.Writer) int {
 	records := fs.String("records", "", "write each scenario's request records as JSON Lines into this directory (NAME.jsonl)")
 	delay := fs.Duration("delay", 0, "wait this long before each streamed event (slow streams)")
 	verbose := fs.Bool("v", false, "print the agent's last output and standard error for every scenario")
+	inherit := fs.Bool("inherit-env", false, "pass this process's whole environment to the command (by default only "+strings.Join(scenarios.AgentBaseEnv, ", ")+")")
+	var env []string
+	fs.Func("env", "set `NAME=VALUE` in the command's environment (repeatable)", func(v string) error {
+		if name, _, ok := strings.Cut(v, "="); !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return fmt.Errorf("want NAME=VALUE, got %q", v)
+		}
+		env = append(env, v)
+		return nil
+	})
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: simulate agent --cmd 'COMMAND' [--json] [-run REGEXP] [-timeout D] [-records DIR] SCENARIO|DIR...
+		fmt.Fprint(stderr, `usage: simulate agent --cmd 'COMMAND' [--json] [-run REGEXP] [-timeout D] [-records DIR] [-env NAME=VALUE]... [-inherit-env] SCENARIO|DIR...
 
 Runs a foreign agent under each scenario's faults on the wire: for every
 scenario it starts a fake Messages API server playing the scenario's
 script, runs COMMAND (sh -c, its own process group) with
 ANTHROPIC_BASE_URL at the server, ANTHROPIC_API_KEY set to a dummy key and
-LOOPSIM_SCENARIO to the scenario's name, waits for it to exit, and checks
-expect.wire: the request sequence (M:trunc, C:text, ...), the result the
-agent reports and its exit status, and that every request kept the API's
-rules. PASS, or FAIL with a diff (-want +got), per scenario; ERROR when
+LOOPSIM_SCENARIO to the scenario's name, on top of a clean environment
+(PATH, HOME and the locale of this one, and each -env; -inherit-env
+passes all of it: an agent's policy may depend on its environment),
+waits for it to exit, and checks expect.wire: the request sequence
+(M:trunc, C:text, ...), the result the agent reports and its exit
+status, and that every request kept the API's rules. PASS, or FAIL with a diff (-want +got), per scenario; ERROR when
 the command timed out (default 5m) or exited without calling the server.
 
 Exit status: 0 when every scenario passed, 1 when an expectation failed,
@@ -110,7 +121,7 @@ Exit status: 0 when every scenario passed, 1 when an expectation failed,
 		if ctx.Err() != nil {
 			break
 		}
-		a := scenarios.Agent{Command: *command, Timeout: *timeout, Options: messagesapi.Options{EventDelay: *delay}}
+		a := scenarios.Agent{Command: *command, Env: env, InheritEnv: *inherit, Timeout: *timeout, Options: messagesapi.Options{EventDelay: *delay}}
 		v, st := agentOne(ctx, s, a)
 		status = max(status, st)
 		if *records != "" && len(v.Records) > 0 {

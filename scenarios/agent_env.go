@@ -1,0 +1,32 @@
+package scenarios
+
+import "os"
+
+// AgentBaseEnv names the variables of this process's environment that an
+// agent command gets unless [Agent.InheritEnv] is set: what a process
+// needs to start and find its programs, nothing that configures an agent.
+// An agent's policy can depend on its environment (the released Claude
+// Code agent keeps retrying after the third 529 in a row with IS_SANDBOX
+// set, and asks for CLAUDE_CODE_MAX_OUTPUT_TOKENS instead of its model's
+// maximum), and a scenario's verdict must not depend on the shell it was
+// run from. HOME is passed: an agent that reads its settings from it (Claude
+// Code's ~/.claude) is best given a temporary one by its wrapper.
+var AgentBaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ", "LANG", "LC_ALL", "LC_CTYPE", "TERM"}
+
+// environ is the command's environment: the base (or, with InheritEnv,
+// this process's whole environment), then a.Env, then the server's
+// address, the dummy key and the scenario's name, which override both.
+func (a Agent) environ(baseURL, scenario string) []string {
+	var env []string
+	if a.InheritEnv {
+		env = os.Environ()
+	} else {
+		for _, name := range AgentBaseEnv {
+			if v, ok := os.LookupEnv(name); ok {
+				env = append(env, name+"="+v)
+			}
+		}
+	}
+	return append(append(env, a.Env...),
+		"ANTHROPIC_BASE_URL="+baseURL, "ANTHROPIC_API_KEY="+DummyAPIKey, "LOOPSIM_SCENARIO="+scenario)
+}
