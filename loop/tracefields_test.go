@@ -142,3 +142,29 @@ func TestNoCollapseStageWhenNothingChanges(t *testing.T) {
 		assert.NotEqual(t, loop.StageCollapse, s.Stage, "stage %+v", s)
 	}
 }
+
+// A collapser that panics while draining (the prompt-too-long recovery)
+// leaves the messages alone: the drain's stage event says so, and the
+// recovery goes on to a reactive compaction.
+func TestStageEventWhenTheCollapserPanicsDraining(t *testing.T) {
+	p, err := loop.Seed().With("context_collapse", "true")
+	require.NoError(t, err)
+	model := &fakemodel.Model{Script: []fakemodel.Step{ptl, summary, textStep}}
+	res, err := loop.Run(t.Context(), loop.Config{Policy: p, Model: model, Primary: sonnet, Tools: &fakemodel.Tools{},
+		Collapser: panickingCollapser{}}, bigHistory(3, 1_000))
+	require.NoError(t, err)
+	assert.Equal(t, loop.Completed, res.Terminal)
+	assert.Equal(t, []loop.Transition{loop.ReactiveCompactRetry}, res.Trace.Transitions())
+	var drain []loop.Stage
+	for _, s := range events[loop.Stage](res.Trace) {
+		if s.Stage == loop.StageCollapseDrain {
+			drain = append(drain, s)
+		}
+	}
+	require.Len(t, drain, 1, "collapse drain stage events")
+	assert.Equal(t, drain[0].TokensBefore, drain[0].TokensAfter, "a failed drain changed the size")
+	assert.Contains(t, drain[0].Error, "collapser")
+	assert.Contains(t, drain[0].Error, "drain broke")
+	assert.Empty(t, drain[0].Removed)
+	assert.Zero(t, drain[0].Changed)
+}
