@@ -154,3 +154,16 @@ func TestReplySizeFromReportedOutput(t *testing.T) {
 	assert.Equal(t, loop.CharEstimator{}.Estimate(last), last.Tokens, "0 output tokens reported: estimated")
 	assert.Positive(t, last.Tokens)
 }
+
+// §2.5 step 3: a model whose output maximum is the default cap has no
+// higher cap to escalate to: a truncated reply goes straight to the
+// recovery nudge, and every request keeps max_tokens at that maximum.
+func TestNoEscalationWhenTheCapIsAlreadyTheModelsMaximum(t *testing.T) {
+	small := loop.ModelInfo{Name: "small", ContextWindow: 200_000, MaxOutputTokens: loop.Seed().DefaultMaxTokens}
+	res, model := run(t, fixture{primary: small, script: []fakemodel.Step{truncated, textStep}})
+	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{loop.MaxOutputTokensRecovery}, Turn: 1, Requests: 2,
+		Recovery: 1})
+	for i, req := range model.Requests {
+		assert.Equal(t, small.MaxOutputTokens, req.MaxTokens, "request %d", i+1)
+	}
+}
