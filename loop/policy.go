@@ -207,8 +207,9 @@ type Policy struct {
 	NonStreamingRetries int `json:"non_streaming_retries" range:"0,100"`
 	// NonStreamingMaxTokens caps max_tokens of a non-streaming retry.
 	NonStreamingMaxTokens int `json:"non_streaming_max_tokens" range:"1,10000000"`
-	// StreamErrorRecovery: a main request's stream cut by an error event
-	// after content is not retried non-streaming; the blocks that finished
+	// StreamErrorRecovery: a stream cut by an error event after content
+	// is not retried non-streaming. A compaction call fails with it (the
+	// compaction fails). Of a main request the blocks that finished
 	// are kept as the reply and the loop streams again at the same
 	// max_tokens (stream_error_recovery), with a note that the reply was
 	// cut off, or error results for its tool_uses (which do not run). Each

@@ -22,8 +22,8 @@ type caller struct {
 	// toolUseIDs are the tool_use ids of the last successful response, as
 	// its event lists them (shared with the tool batch event).
 	toolUseIDs []string
-	// cut: the last send ended with a streaming main attempt cut by an
-	// error event after content, which the policy leaves to the loop
+	// cut: the last send ended with a streaming attempt cut by an error
+	// event after content, which the policy leaves to the loop
 	// (StreamErrorRecovery) instead of the non-streaming attempt.
 	cut bool
 }
@@ -83,8 +83,9 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 			c.r.stats.RetryDelayMS += delay
 			c.r.emit(Retry{Attempt: attempt + 1, Reason: re.Kind, DelayMS: delay})
 			continue
-		case re.Kind == ErrStream && p.StreamErrorRecovery && req.Purpose == PurposeMain && !req.NonStreaming && len(blocks) > 0:
-			// cut after content: not the non-streaming attempt
+		case re.Kind == ErrStream && p.StreamErrorRecovery && !req.NonStreaming && len(blocks) > 0:
+			// cut after content: not the non-streaming attempt (a
+			// compaction call fails with it)
 			if onlyThinking(blocks) && thinkingResends < p.StreamErrorThinkingResends {
 				thinkingResends++
 				c.r.emit(Retry{Attempt: attempt + 1, Reason: re.Kind})

@@ -161,3 +161,16 @@ func TestStreamErrorWithoutRecoveriesEndsAtOnce(t *testing.T) {
 	res, _ := ccRun(t, fixture{script: []fakemodel.Step{forever(cutAfterText)}}, "max_output_recoveries", "0")
 	checkSeq(t, res, "M:stream_error", loop.APIError)
 }
+
+// A compaction request cut after content fails the compaction at once: no
+// non-streaming attempt (observed: compact-stream-error-after-1); cut
+// before any content it goes non-streaming (compact-stream-error-after-0).
+func TestStreamErrorOnCompactionRequest(t *testing.T) {
+	res, m := ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl, cutAfterText}})
+	checkSeq(t, res, "M:tool → next_turn → M:400 → C:stream_error", loop.PromptTooLong)
+	assert.Len(t, m.Requests, 3)
+
+	res, m = ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl, cutBeforeAny, summary, textStep}})
+	checkSeq(t, res, "M:tool → next_turn → M:400 → C:stream_error → C → reactive_compact_retry → M:text", loop.Completed)
+	assert.Equal(t, []string{"stream 128000", "stream 128000", "stream 128000", "non-streaming 64000", "stream 128000"}, requestFlags(m))
+}
