@@ -46,6 +46,7 @@ func TestAbortDuringAConcurrentGroupInterruptsTheGroup(t *testing.T) {
 		[]loop.Message{loop.UserText("go")})
 	require.NoError(t, err)
 	require.Equal(t, loop.AbortedTools, res.Terminal)
+	assert.Contains(t, events[loop.Notice](res.Trace), loop.Notice{Text: loop.InterruptedNotice}, "the user is told the run was interrupted")
 
 	results := events[loop.ToolResultEvent](res.Trace)
 	require.Len(t, results, 2)

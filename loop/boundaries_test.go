@@ -167,3 +167,17 @@ func TestNoEscalationWhenTheCapIsAlreadyTheModelsMaximum(t *testing.T) {
 		assert.Equal(t, small.MaxOutputTokens, req.MaxTokens, "request %d", i+1)
 	}
 }
+
+// A stop-hook block cap of 1 lets one block through and overrides the
+// next one in a row.
+func TestStopHookBlockCapOfOne(t *testing.T) {
+	hooks := &fakemodel.StopHooks{Outcomes: []fakemodel.StopOutcome{{Block: "again"}}}
+	res, _ := run(t, fixture{policy: seedWith(t, "stop_hook_block_cap", "1"),
+		script: []fakemodel.Step{{Text: "ok", Repeat: fakemodel.Forever}}, hooks: hooks, limit: 20})
+	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{loop.StopHookBlocking}, Turn: 1, Requests: 2, BlocksInRow: 1})
+	var outcomes []loop.HookOutcome
+	for _, h := range events[loop.StopHook](res.Trace) {
+		outcomes = append(outcomes, h.Outcome)
+	}
+	assert.Equal(t, []loop.HookOutcome{loop.HookBlock, loop.HookCapOverride}, outcomes)
+}
