@@ -61,3 +61,38 @@ func TestAbortDuringAConcurrentGroupInterruptsTheGroup(t *testing.T) {
 		assert.True(t, b.IsError)
 	}
 }
+
+// panickySafeTools panics when asked whether a call is concurrency-safe;
+// Read answers, Grep aborts the run.
+type panickySafeTools struct {
+	cancel context.CancelFunc
+}
+
+func (p *panickySafeTools) ConcurrencySafe(loop.ToolCall) bool { panic("no idea") }
+
+func (p *panickySafeTools) Run(ctx context.Context, c loop.ToolCall) (loop.ToolOutcome, error) {
+	if c.Name == "Read" {
+		return loop.ToolOutcome{Content: "file contents", Tokens: 40}, nil
+	}
+	p.cancel()
+	return loop.ToolOutcome{}, ctx.Err()
+}
+
+// A concurrency check that panics counts as "not safe": the calls run one
+// by one, so an abort in the second leaves the first one's result.
+func TestPanickingConcurrencyCheckRunsCallsOneByOne(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	step := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}, {Name: "Grep"}}, OutputTokens: 10}
+	model := &fakemodel.Model{Script: []fakemodel.Step{step, textStep}}
+	res, err := loop.Run(ctx, loop.Config{Policy: loop.Seed(), Model: model, Primary: sonnet, Tools: &panickySafeTools{cancel: cancel}},
+		[]loop.Message{loop.UserText("go")})
+	require.NoError(t, err)
+	require.Equal(t, loop.AbortedTools, res.Terminal)
+	msgs := res.State.Messages
+	last := msgs[len(msgs)-1]
+	require.Len(t, last.Blocks, 2, "the tool results")
+	assert.Equal(t, "file contents", last.Blocks[0].Text, "the first call ran to its end")
+	assert.False(t, last.Blocks[0].IsError)
+	assert.Equal(t, loop.InterruptedResult, last.Blocks[1].Text)
+}

@@ -181,3 +181,30 @@ func TestStopHookBlockCapOfOne(t *testing.T) {
 	}
 	assert.Equal(t, []loop.HookOutcome{loop.HookBlock, loop.HookCapOverride}, outcomes)
 }
+
+// A token budget of one token is a budget: replies that report no output
+// have not reached it, so the loop nudges the model on until the returns
+// diminish.
+func TestTokenBudgetOfOneToken(t *testing.T) {
+	model := &recordingUsageModel{usageModel: usageModel{usage: loop.Usage{InputTokens: 10}}}
+	res, err := loop.Run(context.Background(), loop.Config{Policy: loop.Seed(), Model: model, Primary: sonnet, Tools: &fakemodel.Tools{},
+		TokenBudget: 1}, []loop.Message{loop.UserText("fix the bug")})
+	require.NoError(t, err)
+	assert.Equal(t, loop.Completed, res.Terminal)
+	B := loop.TokenBudgetContinuation
+	assert.Equal(t, []loop.Transition{B, B, B}, res.Trace.Transitions(), "continued until the returns diminished")
+	require.Len(t, model.last, 4)
+	assert.Equal(t, "Stopped at 0% of the token target (0 / 1). Keep working; do not summarise.", model.last[1], "the nudge")
+}
+
+// recordingUsageModel is a usageModel that records the text of each
+// request's last message.
+type recordingUsageModel struct {
+	usageModel
+	last []string
+}
+
+func (m *recordingUsageModel) Stream(ctx context.Context, req loop.Request, yield func(loop.Block)) (loop.Response, error) {
+	m.last = append(m.last, req.Messages[len(req.Messages)-1].Text())
+	return m.usageModel.Stream(ctx, req, yield)
+}

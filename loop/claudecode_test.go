@@ -442,6 +442,12 @@ func TestClaudeCodeMaxTurns(t *testing.T) {
 	mixed, model := ccRun(t, fixture{script: []fakemodel.Step{toolStep, {Text: "done", Repeat: fakemodel.Forever}}, hooks: always}, "max_turns", "3")
 	checkSeq(t, mixed, "M:tool → next_turn → M:text → stop_hook_blocking → M:text", loop.MaxTurns)
 	assert.Len(t, model.Requests, 3, "exactly N=3 requests")
+	one, model := ccRun(t, fixture{script: []fakemodel.Step{{Text: "done", Repeat: fakemodel.Forever}}, hooks: always}, "max_turns", "1")
+	checkSeq(t, one, "M:text", loop.MaxTurns)
+	assert.Len(t, model.Requests, 1, "a block is the second turn of max_turns=1")
+	for _, r := range []*loop.Result{res, mixed, one} {
+		assert.Equal(t, []loop.Notice{{Text: loop.MaxTurnsNotice}}, events[loop.Notice](r.Trace), "the user is told why the run stopped")
+	}
 }
 
 // §5: stop hooks.

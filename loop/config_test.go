@@ -42,3 +42,28 @@ func TestRunChecksModelSizes(t *testing.T) {
 		})
 	}
 }
+
+// TestRunChecksTheTokenBudget: the token budget may be anything from 0 to
+// MaxTokenCount.
+func TestRunChecksTheTokenBudget(t *testing.T) {
+	for _, c := range []struct {
+		budget int
+		want   string
+	}{
+		{0, ""},
+		{loop.MaxTokenCount, ""},
+		{loop.MaxTokenCount + 1, "config: TokenBudget 1099511627777 is above 1099511627776 (MaxTokenCount)"},
+		{-1, "config: TokenBudget -1 is negative"},
+	} {
+		model := &fakemodel.Model{Script: []fakemodel.Step{{Text: "done", OutputTokens: 50, Repeat: fakemodel.Forever}}}
+		res, err := loop.Run(t.Context(), loop.Config{Policy: loop.Seed(), Model: model, Primary: sonnet, Tools: &fakemodel.Tools{},
+			TokenBudget: c.budget}, []loop.Message{loop.UserText("hi")})
+		if c.want == "" {
+			require.NoError(t, err, "budget %d", c.budget)
+			assert.Equal(t, loop.Completed, res.Terminal, "budget %d", c.budget)
+			continue
+		}
+		require.EqualError(t, err, "loop: "+c.want)
+		assert.Empty(t, model.Requests, "budget %d: no request may be sent", c.budget)
+	}
+}

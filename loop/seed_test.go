@@ -298,6 +298,9 @@ func TestSeedMaxTurns(t *testing.T) {
 	expect(t, res, outcome{Terminal: loop.MaxTurns, Transitions: []loop.Transition{loop.NextTurn, loop.NextTurn}, Turn: 3, Requests: 3})
 	one, _ := run(t, fixture{policy: seedWith(t, "max_turns", "1"), script: []fakemodel.Step{endless}})
 	expect(t, one, outcome{Terminal: loop.MaxTurns, Turn: 1, Requests: 1})
+	for _, r := range []*loop.Result{res, one} {
+		assert.Equal(t, []loop.Notice{{Text: loop.MaxTurnsNotice}}, events[loop.Notice](r.Trace), "the user is told why the run stopped")
+	}
 }
 
 func TestSeedFallbackWithToolUsesInFlight(t *testing.T) {
