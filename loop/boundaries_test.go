@@ -208,3 +208,14 @@ func (m *recordingUsageModel) Stream(ctx context.Context, req loop.Request, yiel
 	m.last = append(m.last, req.Messages[len(req.Messages)-1].Text())
 	return m.usageModel.Stream(ctx, req, yield)
 }
+
+// Returns exactly at the diminishing delta are not diminishing: replies
+// of 500 tokens (the seed's delta) go on until the budget is used up.
+func TestTokenBudgetDeltaAtTheThresholdIsNotDiminishing(t *testing.T) {
+	require.Equal(t, 500, loop.Seed().BudgetDiminishingDelta)
+	step := fakemodel.Step{Text: "working", OutputTokens: 500, Repeat: fakemodel.Forever}
+	// 0.9 x 4,000 = 3,600 tokens: reached by the 8th reply
+	res, _ := run(t, fixture{budget: 4_000, script: []fakemodel.Step{step}})
+	B := loop.TokenBudgetContinuation
+	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{B, B, B, B, B, B, B}, Turn: 1, Requests: 8})
+}

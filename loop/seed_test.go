@@ -329,7 +329,10 @@ func TestSeedPanickingToolBecomesAnErrorResult(t *testing.T) {
 	r := events[loop.ToolResultEvent](res.Trace)
 	require.Len(t, r, 1)
 	assert.True(t, r[0].IsError)
-	assert.Contains(t, r[0].Error, "nil map write")
+	assert.Equal(t, `tool "Read" panicked: nil map write`, r[0].Error, "the error names the tool")
+	result := res.State.Messages[2]
+	require.Len(t, result.Blocks, 1)
+	assert.Equal(t, `Error: tool "Read" panicked: nil map write`, result.Blocks[0].Text, "the model is told which tool failed")
 }
 
 func TestSeedPanickingCompactorIsAFailedCompaction(t *testing.T) {
