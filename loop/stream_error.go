@@ -36,7 +36,8 @@ func jsonObject(s string) bool {
 	return json.Unmarshal([]byte(s), &obj) == nil && obj != nil
 }
 
-// onlyThinking reports whether every block is a thinking block.
+// onlyThinking reports whether every block is a thinking block (true
+// for none).
 func onlyThinking(blocks []Block) bool {
 	for _, b := range blocks {
 		if b.Type != BlockThinking {
@@ -49,5 +50,5 @@ func onlyThinking(blocks []Block) bool {
 // keepsContent reports whether a cut reply holds something to keep: a
 // block other than thinking.
 func keepsContent(blocks []Block) bool {
-	return len(blocks) > 0 && !onlyThinking(blocks)
+	return !onlyThinking(blocks)
 }

@@ -174,3 +174,23 @@ func TestStreamErrorOnCompactionRequest(t *testing.T) {
 	checkSeq(t, res, "M:tool → next_turn → M:400 → C:stream_error → C → reactive_compact_retry → M:text", loop.Completed)
 	assert.Equal(t, []string{"stream 128000", "stream 128000", "stream 128000", "non-streaming 64000", "stream 128000"}, requestFlags(m))
 }
+
+// A tool_use cut in its input as the only block: nothing finished, so it
+// is a cut before any content (observed: stream-error-mid-tool-input-only).
+func TestStreamErrorMidToolInputOnlyGoesNonStreaming(t *testing.T) {
+	// input that is not a JSON object never finished ("null" is JSON,
+	// but no tool input)
+	for _, input := range []string{`{"path":"a.`, `null`} {
+		t.Run(input, func(t *testing.T) {
+			only := fakemodel.Step{Kind: fakemodel.StreamError, ToolUses: []fakemodel.ToolUse{{Name: "Read", Input: input}}, After: 1}
+			tools := &fakemodel.Tools{}
+			res, m := ccRun(t, fixture{script: []fakemodel.Step{only, textStep}, tools: tools})
+			checkSeq(t, res, "M:stream_error → M:text", loop.Completed)
+			assert.Equal(t, []string{"stream 128000", "non-streaming 64000"}, requestFlags(m))
+			assert.Empty(t, tools.Calls)
+			failed := events[loop.RequestFailed](res.Trace)
+			require.Len(t, failed, 1)
+			assert.Zero(t, failed[0].Blocks, "the open block was never received")
+		})
+	}
+}
