@@ -133,6 +133,11 @@ func stepGen(env scriptEnv, top bool) *rapid.Generator[fakemodel.Step] {
 				s.ToolUses = toolUsesGen(1).Draw(t, "tool uses")
 			}
 			s.After = rapid.IntRange(0, len(s.ToolUses)+1).Draw(t, "after")
+			if s.Kind == fakemodel.StreamError && s.After > 0 && rapid.Bool().Draw(t, "thinking before the cut") {
+				// a cut after thinking only keeps nothing (claude-code
+				// streams the request again)
+				s.Thinking = "thinking"
+			}
 		}
 		if top && env.swarm.Repeat {
 			s.Repeat = rapid.IntRange(0, 3).Draw(t, "repeat")
