@@ -220,7 +220,8 @@ type Policy struct {
 	StreamErrorRecovery bool `json:"stream_error_recovery"`
 	// StreamErrorThinkingResends: with StreamErrorRecovery, a stream cut
 	// after thinking blocks only is sent again unchanged, streaming, this
-	// many times; then the error ends the run.
+	// many times; then the request fails with the error (a main request
+	// ends the run as APIErrorTerminal says).
 	StreamErrorThinkingResends int `json:"stream_error_thinking_resends" range:"0,100"`
 	// MalformedToolUseRetries: a reply with stop_reason tool_use but no
 	// tool_use block is dropped and re-sent this many times; zero treats it
