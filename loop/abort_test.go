@@ -96,3 +96,38 @@ func TestPanickingConcurrencyCheckRunsCallsOneByOne(t *testing.T) {
 	assert.False(t, last.Blocks[0].IsError)
 	assert.Equal(t, loop.InterruptedResult, last.Blocks[1].Text)
 }
+
+// An abort while streaming keeps what arrived: nothing (the history is
+// left as it was), a partial reply, or a partial reply whose tool_uses get
+// interrupted results.
+func TestAbortWhileStreamingKeepsWhatArrived(t *testing.T) {
+	step := fakemodel.Step{Kind: fakemodel.Abort, Text: "let me look", ToolUses: []fakemodel.ToolUse{{Name: "Read", Input: `{"path":"a.go"}`}}}
+	for _, c := range []struct {
+		after int
+		want  []string // the kinds of the messages after the prompt
+	}{
+		{0, nil},
+		{1, []string{"assistant"}},
+		{2, []string{"assistant", "user:tool_result"}},
+	} {
+		s := step
+		s.After = c.after
+		res, _ := run(t, fixture{script: []fakemodel.Step{s}})
+		require.Equal(t, loop.AbortedStreaming, res.Terminal, "after %d blocks", c.after)
+		msgs := res.State.Messages
+		require.NotEmpty(t, msgs)
+		assert.Equal(t, "fix the bug", msgs[0].Text())
+		var kinds []string
+		for _, m := range msgs[1:] {
+			kinds = append(kinds, m.Kind())
+		}
+		assert.Equal(t, c.want, kinds, "after %d blocks", c.after)
+		if c.after > 0 {
+			assert.Len(t, msgs[1].Blocks, c.after, "the partial reply's blocks")
+		}
+		if c.after == 2 {
+			require.Len(t, msgs[2].Blocks, 1)
+			assert.Equal(t, loop.InterruptedResult, msgs[2].Blocks[0].Text)
+		}
+	}
+}

@@ -218,4 +218,11 @@ func TestTokenBudgetDeltaAtTheThresholdIsNotDiminishing(t *testing.T) {
 	res, _ := run(t, fixture{budget: 4_000, script: []fakemodel.Step{step}})
 	B := loop.TokenBudgetContinuation
 	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{B, B, B, B, B, B, B}, Turn: 1, Requests: 8})
+
+	// a small return after one exactly at the delta is not yet two small
+	// returns in a row: the next one is
+	at := fakemodel.Step{Text: "working", OutputTokens: 500, Repeat: 3}
+	small := fakemodel.Step{Text: "ok", OutputTokens: 100, Repeat: fakemodel.Forever}
+	res, _ = run(t, fixture{budget: 100_000, script: []fakemodel.Step{at, small}})
+	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{B, B, B, B}, Turn: 1, Requests: 5})
 }

@@ -1,6 +1,9 @@
 package loop_test
 
 import (
+	"context"
+	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"github.com/loopsim/loopsim/fakemodel"
@@ -49,4 +52,31 @@ func TestToolUseSummaryNeedsThePolicyAndASummarizer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// yieldingSummarizer takes a while (it yields the processor many times)
+// and then records that it returned.
+type yieldingSummarizer struct {
+	returned atomic.Bool
+}
+
+func (y *yieldingSummarizer) Summarize(ctx context.Context, calls []loop.ToolCall, results []loop.Message) (string, error) {
+	for range 1_000 {
+		runtime.Gosched()
+	}
+	y.returned.Store(true)
+	return "read a file", nil
+}
+
+// A run that ends with a summary still being made waits for it: when Run
+// returns, the summarizer has returned (no goroutine outlives the run),
+// and the summary is recorded as unsent.
+func TestRunWaitsForThePendingSummary(t *testing.T) {
+	sum := &yieldingSummarizer{}
+	res, _ := run(t, fixture{policy: seedWith(t, "max_turns", "1"), script: []fakemodel.Step{toolStep}, summary: sum})
+	require.Equal(t, loop.MaxTurns, res.Terminal)
+	assert.True(t, sum.returned.Load(), "the summarizer was still running when Run returned")
+	sums := events[loop.ToolSummary](res.Trace)
+	require.Len(t, sums, 1)
+	assert.True(t, sums[0].Unsent)
 }

@@ -2,8 +2,11 @@ package loop
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
@@ -80,4 +83,57 @@ func TestTraceAccessors(t *testing.T) {
 	reqs := everyEvent.Requests()
 	require.Len(t, reqs, 1)
 	assert.Equal(t, 8000, reqs[0].MaxTokens)
+}
+
+// A trace's JSON keeps text as written: a summary tag or an ampersand in
+// a message stays readable in the file.
+func TestMarshalEventKeepsHTMLCharacters(t *testing.T) {
+	b, err := MarshalEvent(Notice{Text: "<summary> & more"})
+	require.NoError(t, err)
+	assert.Equal(t, `{"kind":"notice","text":"<summary> & more"}`, string(b))
+}
+
+// Terminal finds a terminal wherever it is, the first event included, and
+// reports none in a trace without one.
+func TestTraceTerminalAnywhere(t *testing.T) {
+	assert.Equal(t, MaxTurns, Trace{TerminalEvent{Terminal: MaxTurns, Turn: 3, Iterations: 3}}.Terminal())
+	assert.Empty(t, Trace{IterationStart{Iteration: 1, Turn: 1, Messages: 1}}.Terminal())
+	assert.Empty(t, Trace{}.Terminal())
+}
+
+// An event whose fields are all left out encodes as its kind alone, and
+// reads back.
+func TestMarshalEventWithNoFields(t *testing.T) {
+	b, err := MarshalEvent(ToolSummary{})
+	require.NoError(t, err)
+	assert.Equal(t, `{"kind":"tool_use_summary"}`, string(b))
+	back, err := UnmarshalEvent(b)
+	require.NoError(t, err)
+	assert.Equal(t, ToolSummary{}, back)
+}
+
+// ReadJSONL reads lines far longer than bufio's default token (a tool
+// result's text in a notice, say), skips blank lines, and names the line
+// where the reader failed.
+func TestReadJSONLLinesBlanksAndReaderErrors(t *testing.T) {
+	long := Notice{Text: strings.Repeat("x", 200_000)}
+	var buf bytes.Buffer
+	require.NoError(t, Trace{long}.WriteJSONL(&buf))
+	back, err := ReadJSONL(&buf)
+	require.NoError(t, err)
+	assert.Equal(t, Trace{long}, back)
+
+	in := "\n{\"kind\":\"notice\",\"text\":\"a\"}\n  \n\n{\"kind\":\"notice\",\"text\":\"b\"}\n"
+	back, err = ReadJSONL(strings.NewReader(in))
+	require.NoError(t, err)
+	assert.Equal(t, Trace{Notice{Text: "a"}, Notice{Text: "b"}}, back)
+
+	_, err = ReadJSONL(strings.NewReader("{\"kind\":\"notice\",\"text\":\"a\"}\nx\n"))
+	assert.ErrorContains(t, err, "trace line 2: decode event", "a one-character line is not blank")
+
+	gone := errors.New("disk gone")
+	back, err = ReadJSONL(io.MultiReader(strings.NewReader("{\"kind\":\"notice\",\"text\":\"a\"}\n"), iotest.ErrReader(gone)))
+	require.ErrorIs(t, err, gone)
+	assert.EqualError(t, err, "trace line 2: disk gone")
+	assert.Equal(t, Trace{Notice{Text: "a"}}, back, "the events read before the failure")
 }
