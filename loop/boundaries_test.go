@@ -209,20 +209,33 @@ func (m *recordingUsageModel) Stream(ctx context.Context, req loop.Request, yiel
 	return m.usageModel.Stream(ctx, req, yield)
 }
 
-// Returns exactly at the diminishing delta are not diminishing: replies
-// of 500 tokens (the seed's delta) go on until the budget is used up.
+// Returns exactly at the diminishing delta are not diminishing: the run
+// stops on two returns in a row under it, whichever of the two (the newest
+// or the one before) is at the delta.
 func TestTokenBudgetDeltaAtTheThresholdIsNotDiminishing(t *testing.T) {
 	require.Equal(t, 500, loop.Seed().BudgetDiminishingDelta)
-	step := fakemodel.Step{Text: "working", OutputTokens: 500, Repeat: fakemodel.Forever}
-	// 0.9 x 4,000 = 3,600 tokens: reached by the 8th reply
-	res, _ := run(t, fixture{budget: 4_000, script: []fakemodel.Step{step}})
+	at := func(n int) fakemodel.Step { return fakemodel.Step{Text: "working", OutputTokens: 500, Repeat: n} }
+	small := func(n int) fakemodel.Step { return fakemodel.Step{Text: "ok", OutputTokens: 100, Repeat: n} }
 	B := loop.TokenBudgetContinuation
-	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{B, B, B, B, B, B, B}, Turn: 1, Requests: 8})
-
-	// a small return after one exactly at the delta is not yet two small
-	// returns in a row: the next one is
-	at := fakemodel.Step{Text: "working", OutputTokens: 500, Repeat: 3}
-	small := fakemodel.Step{Text: "ok", OutputTokens: 100, Repeat: fakemodel.Forever}
-	res, _ = run(t, fixture{budget: 100_000, script: []fakemodel.Step{at, small}})
-	expect(t, res, outcome{Terminal: loop.Completed, Transitions: []loop.Transition{B, B, B, B}, Turn: 1, Requests: 5})
+	for _, c := range []struct {
+		name   string
+		script []fakemodel.Step
+		conts  int
+	}{
+		// the 4th reply is small but the 3rd was at the delta; the 5th
+		// makes two small ones in a row
+		{"newest under, previous at", []fakemodel.Step{at(3), small(fakemodel.Forever)}, 4},
+		// the 4th reply is at the delta after a small 3rd; the 5th is
+		// small after one at the delta; the 6th makes two in a row
+		{"newest at, previous under", []fakemodel.Step{at(2), small(1), at(1), small(fakemodel.Forever)}, 5},
+	} {
+		res, _ := run(t, fixture{budget: 100_000, script: c.script})
+		want := make([]loop.Transition, c.conts)
+		for i := range want {
+			want[i] = B
+		}
+		t.Run(c.name, func(t *testing.T) {
+			expect(t, res, outcome{Terminal: loop.Completed, Transitions: want, Turn: 1, Requests: c.conts + 1})
+		})
+	}
 }

@@ -348,6 +348,7 @@ func TestSeedTruncatedToolInputGetsAnInputError(t *testing.T) {
 	r := events[loop.ToolResultEvent](res.Trace)
 	require.Len(t, r, 1)
 	assert.True(t, r[0].IsError, "cut input gives an error result")
+	assert.Empty(t, events[loop.Withheld](res.Trace), "a truncated reply with a tool_use goes to the tools: nothing is withheld")
 }
 
 func TestSeedToolUseSummaryEmittedNextIteration(t *testing.T) {
