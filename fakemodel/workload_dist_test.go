@@ -89,4 +89,9 @@ func TestLogNormalClampsHugeValuesToMax(t *testing.T) {
 	for range 1_000 {
 		require.Equal(t, 1_000, d.Draw(r), "median 1e30, sigma 2")
 	}
+	// bounds a float cannot hold: a value at the float nearest one of them
+	// is still that bound
+	assert.Equal(t, math.MaxInt64, LogNormal{Median: math.MaxInt64, Min: 1, Max: math.MaxInt64}.Quantile(0.5), "max MaxInt64")
+	lo := 1<<60 + 1
+	assert.Equal(t, lo, LogNormal{Median: 1 << 60, Min: lo, Max: 1 << 61}.Quantile(0.5), "min 2^60+1")
 }
