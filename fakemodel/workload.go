@@ -70,6 +70,17 @@ type Faults struct {
 	// StreamError is the probability of an error event mid-stream per
 	// attempt.
 	StreamError float64 `json:"stream_error"`
+	// StreamErrorAfterContent is the share of StreamError faults whose
+	// error event comes after the reply's first blocks streamed: the
+	// cut reply holds from one to all of its blocks (how many is drawn
+	// uniformly from the episode's fault stream), each block whole
+	// (a cut inside a tool_use's input, which the loop drops as never
+	// finished, is not drawn). The rest come before any content. It
+	// applies to compaction requests too (the summary is their one
+	// block). A share, not a rate: [Faults.Swarm] keeps it as given.
+	// No data says how often real stream errors come after content;
+	// the default is 0.
+	StreamErrorAfterContent float64 `json:"stream_error_after_content"`
 	// InvalidRequest is the probability of a 400 (other than
 	// prompt-too-long) per attempt.
 	InvalidRequest float64 `json:"invalid_request"`

@@ -123,9 +123,18 @@ func (e *Episode) Stream(ctx context.Context, req loop.Request, yield func(loop.
 	if req.InputTokens >= e.window {
 		return loop.Response{}, loop.PromptTooLongError(req.InputTokens, e.window)
 	}
-	if err := e.apiFault(); err != nil {
-		return loop.Response{}, err
+	cut, fault := e.apiFault()
+	if fault != nil && !cut {
+		return loop.Response{}, fault
 	}
+	if cut {
+		return e.cut(ctx, req, yield)
+	}
+	return e.answer(ctx, req, yield)
+}
+
+// answer answers a request no API fault failed.
+func (e *Episode) answer(ctx context.Context, req loop.Request, yield func(loop.Block)) (loop.Response, error) {
 	if req.Purpose == loop.PurposeCompact {
 		return e.summarise(req, yield), nil
 	}
@@ -139,13 +148,54 @@ func (e *Episode) Stream(ctx context.Context, req loop.Request, yield func(loop.
 	return e.reply(ctx, req, yield)
 }
 
+// cut answers a request whose stream an error event cuts after content
+// ([Faults.StreamErrorAfterContent]): the answer is drawn as usual, then
+// only its first blocks stream, from one to all of them (drawn from the
+// fault stream), and the error event ends the stream. A main reply
+// that was cut did not happen for the agent: its progress is as before
+// it, so it writes the reply again (and its tools, which do not run,
+// are not aborted). An answer with no blocks is cut before content.
+func (e *Episode) cut(ctx context.Context, req loop.Request, yield func(loop.Block)) (loop.Response, error) {
+	var blocks []loop.Block
+	_, err := e.answer(ctx, req, func(b loop.Block) { blocks = append(blocks, b) })
+	if err != nil {
+		// the request failed otherwise (413) or the user aborted
+		for _, b := range blocks {
+			yield(b)
+		}
+		return loop.Response{}, err
+	}
+	if req.Purpose == loop.PurposeMain {
+		e.prog = e.saved
+		e.abortNow = false
+	}
+	n := 0
+	if len(blocks) > 0 {
+		n = 1 + e.fault.IntN(len(blocks))
+	}
+	for _, b := range blocks[:n] {
+		yield(b)
+	}
+	return loop.Response{}, &loop.RequestError{Kind: loop.ErrStream, Message: "injected stream_error after " + blocksText(n)}
+}
+
+// blocksText is "n content block(s)", singular for 1.
+func blocksText(n int) string {
+	if n == 1 {
+		return "1 content block"
+	}
+	return strconv.Itoa(n) + " content blocks"
+}
+
 // apiFault draws the fault of one attempt, if any: the previous
 // attempt's fault again with probability Persist, else each kind with
-// its rate.
-func (e *Episode) apiFault() error {
+// its rate. cut is set for a stream error that comes after content
+// ([Faults.StreamErrorAfterContent]; nothing more is drawn while that
+// share is 0).
+func (e *Episode) apiFault() (cut bool, err error) {
 	f := &e.faults
 	if e.lastFault != "" && e.fault.Float64() < f.Persist {
-		return apiError(e.lastFault)
+		return e.afterContent(e.lastFault), apiError(e.lastFault)
 	}
 	u := e.fault.Float64()
 	for _, k := range []struct {
@@ -157,12 +207,19 @@ func (e *Episode) apiFault() error {
 	} {
 		if u < k.p {
 			e.lastFault = k.kind
-			return apiError(k.kind)
+			return e.afterContent(k.kind), apiError(k.kind)
 		}
 		u -= k.p
 	}
 	e.lastFault = ""
-	return nil
+	return false, nil
+}
+
+// afterContent draws whether a fault of kind k is a stream error that
+// comes after content.
+func (e *Episode) afterContent(k loop.ErrorKind) bool {
+	p := e.faults.StreamErrorAfterContent
+	return k == loop.ErrStream && p > 0 && e.fault.Float64() < p
 }
 
 // apiError is the error the API returns for a fault of kind k.

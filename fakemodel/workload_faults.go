@@ -12,26 +12,30 @@ type namedRate struct {
 	// repeat marks a conditional probability (a burst, a hook blocking
 	// again) rather than a rate.
 	repeat bool
+	// share marks the share of another fault's events that take a
+	// form (a stream error after content): Swarm keeps it as given.
+	share bool
 }
 
 // fields lists f's probabilities in declaration order.
 func (f *Faults) fields() []namedRate {
 	return []namedRate{
-		{"overloaded", &f.Overloaded, false},
-		{"rate_limited", &f.RateLimited, false},
-		{"server_error", &f.ServerError, false},
-		{"connection", &f.Connection, false},
-		{"stream_error", &f.StreamError, false},
-		{"invalid_request", &f.InvalidRequest, false},
-		{"persist", &f.Persist, true},
-		{"media_too_large", &f.MediaTooLarge, false},
-		{"malformed_tool_use", &f.MalformedToolUse, false},
-		{"empty_reply", &f.EmptyReply, false},
-		{"stop_hook_block", &f.StopHookBlock, false},
-		{"stop_hook_repeat", &f.StopHookRepeat, true},
-		{"stop_hook_prevent", &f.StopHookPrevent, false},
-		{"tool_hook_stop", &f.ToolHookStop, false},
-		{"abort", &f.Abort, false},
+		{"overloaded", &f.Overloaded, false, false},
+		{"rate_limited", &f.RateLimited, false, false},
+		{"server_error", &f.ServerError, false, false},
+		{"connection", &f.Connection, false, false},
+		{"stream_error", &f.StreamError, false, false},
+		{"stream_error_after_content", &f.StreamErrorAfterContent, false, true},
+		{"invalid_request", &f.InvalidRequest, false, false},
+		{"persist", &f.Persist, true, false},
+		{"media_too_large", &f.MediaTooLarge, false, false},
+		{"malformed_tool_use", &f.MalformedToolUse, false, false},
+		{"empty_reply", &f.EmptyReply, false, false},
+		{"stop_hook_block", &f.StopHookBlock, false, false},
+		{"stop_hook_repeat", &f.StopHookRepeat, true, false},
+		{"stop_hook_prevent", &f.StopHookPrevent, false, false},
+		{"tool_hook_stop", &f.ToolHookStop, false, false},
+		{"abort", &f.Abort, false, false},
 	}
 }
 
@@ -42,12 +46,16 @@ const swarmFloor = 0.001
 // testing does: each fault is switched off with probability 1/2, else its
 // rate is drawn log-uniformly between a tenth of and ten times its rate
 // in f (0.1% for a rate of zero), capped at 1. The repeat probabilities
-// (persist, stop_hook_repeat) are drawn uniformly from [0, 1]. Episodes
+// (persist, stop_hook_repeat) are drawn uniformly from [0, 1]; the
+// shares (stream_error_after_content) are kept as given. Episodes
 // thus meet rare combinations (an outage, a hook that always blocks) that
 // a fixed mix would almost never produce.
 func (f Faults) Swarm(r *rand.Rand) Faults {
 	out := f
 	for _, x := range out.fields() {
+		if x.share {
+			continue
+		}
 		if x.repeat {
 			*x.p = r.Float64()
 			continue

@@ -59,6 +59,7 @@ func TestWorkloadFields(t *testing.T) {
 
 func TestSwarmDrawsAroundTheRates(t *testing.T) {
 	base := DefaultWorkload().Faults
+	base.StreamErrorAfterContent = 0.4
 	r := rand.New(rand.NewPCG(9, 10))
 	off, n := 0, 0
 	for range 2_000 {
@@ -67,6 +68,8 @@ func TestSwarmDrawsAroundTheRates(t *testing.T) {
 		for i, x := range got {
 			p, b := *x.p, max(*want[i].p, swarmFloor)
 			switch {
+			case x.share:
+				require.Equal(t, *want[i].p, p, "%s is kept as given", x.name)
 			case x.repeat:
 				require.False(t, p < 0 || p > 1, "%s = %v is not a probability", x.name, p)
 			case p == 0:

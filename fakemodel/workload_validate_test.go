@@ -40,6 +40,9 @@ func TestWorkloadParametersAtTheirBounds(t *testing.T) {
 		{"faults.abort", "1", ""},
 		{"faults.abort", "-0.01", "workload faults.abort: -0.01 is not a probability in [0, 1]"},
 		{"faults.persist", "1.01", "workload faults.persist: 1.01 is not a probability in [0, 1]"},
+		{"faults.stream_error_after_content", "1", ""},
+		{"faults.stream_error_after_content", "1.5", "workload faults.stream_error_after_content: 1.5 is not a probability in [0, 1]"},
+		{"faults.stream_error_after_content", "NaN", "workload faults.stream_error_after_content: NaN is not a probability in [0, 1]"},
 		{"swram", "true", `workload has no parameter "swram"`},
 		{"faults.abortt", "1", `workload has no parameter "faults.abortt"`},
 	} {

@@ -88,6 +88,7 @@ func faultList(f fakemodel.Faults) string {
 	add("server_error", f.ServerError)
 	add("connection", f.Connection)
 	add("stream_error", f.StreamError)
+	add("stream_error_after_content", f.StreamErrorAfterContent)
 	add("invalid_request", f.InvalidRequest)
 	add("persist", f.Persist)
 	add("media_too_large", f.MediaTooLarge)
