@@ -163,7 +163,9 @@ func (r *MetricRow) Relative() (float64, sim.Interval) {
 func (r *MetricRow) Significant(alpha float64) bool { return r.PHolm < alpha }
 
 // lowerIsBetter and higherIsBetter give a verdict its direction; other
-// metrics are "changed" when significant.
+// metrics are "changed" when significant. Recoveries of either kind
+// (recoveries, stream_cuts_kept) are neither: more of them is a run that
+// met more faults or one that survived them.
 var (
 	lowerIsBetter = map[string]bool{
 		"failure_rate": true, EndHalted: true, EndCompletedAfterAPIError: true,

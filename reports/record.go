@@ -102,11 +102,14 @@ type Row struct {
 	Snips               int64 `parquet:"snips"`
 	Microcompactions    int64 `parquet:"microcompactions"`
 	Recoveries          int64 `parquet:"recoveries"`
-	Escalations         int64 `parquet:"escalations"`
-	StopHookBlocks      int64 `parquet:"stop_hook_blocks"`
-	Retries             int64 `parquet:"retries"`
-	Fallbacks           int64 `parquet:"fallbacks"`
-	RetryTimeMS         int64 `parquet:"retry_time_ms"`
+	// StreamCutsKept is the column stream_cuts_kept, added without a
+	// schema change: an older record lacks it and reads 0.
+	StreamCutsKept int64 `parquet:"stream_cuts_kept"`
+	Escalations    int64 `parquet:"escalations"`
+	StopHookBlocks int64 `parquet:"stop_hook_blocks"`
+	Retries        int64 `parquet:"retries"`
+	Fallbacks      int64 `parquet:"fallbacks"`
+	RetryTimeMS    int64 `parquet:"retry_time_ms"`
 	// CostMicroUSD is the column cost_usd, in millionths of a dollar.
 	CostMicroUSD int64 `parquet:"cost_usd"`
 
@@ -121,7 +124,7 @@ type Row struct {
 func (r *Row) fields() []*int64 {
 	return []*int64{&r.Turns, &r.Iterations, &r.Requests, &r.Tokens, &r.InputTokens, &r.OutputTokens, &r.CacheReadTokens,
 		&r.CacheWriteTokens, &r.WastedTokens, &r.PeakContext, &r.AutoCompactions, &r.ReactiveCompactions, &r.CompactionFailures,
-		&r.Collapses, &r.Snips, &r.Microcompactions, &r.Recoveries, &r.Escalations, &r.StopHookBlocks, &r.Retries,
+		&r.Collapses, &r.Snips, &r.Microcompactions, &r.Recoveries, &r.StreamCutsKept, &r.Escalations, &r.StopHookBlocks, &r.Retries,
 		&r.Fallbacks, &r.RetryTimeMS, &r.CostMicroUSD}
 }
 

@@ -115,6 +115,8 @@ type oldRow struct {
 	Seed     uint64 `parquet:"seed"`
 	Terminal string `parquet:"terminal,dict"`
 	Tokens   int64  `parquet:"tokens"`
+	// Recoveries is there, stream_cuts_kept (added later) is not.
+	Recoveries int64 `parquet:"recoveries"`
 }
 
 // writeRaw writes rows with the given header metadata (none when head is
@@ -141,7 +143,7 @@ func headerJSON(t *testing.T, schema, episodes int) string {
 }
 
 func TestRecordOlderSchemaOpens(t *testing.T) {
-	rows := []oldRow{{Episode: 0, Seed: 11, Terminal: "completed", Tokens: 500}, {Episode: 1, Seed: 12, Terminal: "api_error", Tokens: 9}}
+	rows := []oldRow{{Episode: 0, Seed: 11, Terminal: "completed", Tokens: 500, Recoveries: 2}, {Episode: 1, Seed: 12, Terminal: "api_error", Tokens: 9}}
 	path := writeTemp(t, "old.parquet", writeRaw(t, rows, headerJSON(t, 1, 2)))
 	rec, err := Open(path)
 	require.NoError(t, err)
@@ -149,6 +151,8 @@ func TestRecordOlderSchemaOpens(t *testing.T) {
 	assert.Equal(t, int64(500), rec.Rows[0].Tokens)
 	assert.Equal(t, "api_error", rec.Rows[1].Terminal)
 	assert.Zero(t, rec.Rows[1].CostMicroUSD, "a column the older record lacks reads as zero")
+	assert.Equal(t, int64(2), rec.Rows[0].Recoveries)
+	assert.Zero(t, rec.Rows[0].StreamCutsKept, "a record from before stream_cuts_kept reads it as zero")
 }
 
 func TestRecordBadFiles(t *testing.T) {

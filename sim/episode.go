@@ -156,6 +156,8 @@ func (m *meter) observe(e loop.Event) {
 		switch x.Transition {
 		case loop.MaxOutputTokensRecovery:
 			m.v[Recoveries]++
+		case loop.StreamErrorRecovery:
+			m.v[StreamCutsKept]++
 		case loop.MaxOutputTokensEscalate:
 			m.v[Escalations]++
 		case loop.StopHookBlocking:

@@ -44,6 +44,10 @@ const (
 	Microcompactions
 	// Recoveries counts max_output_tokens_recovery transitions.
 	Recoveries
+	// StreamCutsKept counts stream_error_recovery transitions: streams
+	// an error event cut after content whose finished blocks the loop
+	// kept before streaming again.
+	StreamCutsKept
 	// Escalations counts max_output_tokens_escalate transitions.
 	Escalations
 	// StopHookBlocks counts stop_hook_blocking transitions.
@@ -86,6 +90,7 @@ var metricInfos = [numMetrics]metricInfo{
 	Snips:               {"snips", "snips", ""},
 	Microcompactions:    {"microcompactions", "microcompactions", ""},
 	Recoveries:          {"recoveries", "output recoveries", ""},
+	StreamCutsKept:      {"stream_cuts_kept", "stream cuts recovered", ""},
 	Escalations:         {"escalations", "output escalations", ""},
 	StopHookBlocks:      {"stop_hook_blocks", "stop-hook blocks", ""},
 	Retries:             {"retries", "API retries", ""},

@@ -38,6 +38,7 @@ var markShapes = [numMarkKinds]struct {
 	MarkTruncation:      {draw.TriangleGlyph{}, vg.Points(4)},
 	MarkStopHookBlock:   {draw.BoxGlyph{}, vg.Points(3)},
 	MarkFallback:        {draw.RingGlyph{}, vg.Points(4)},
+	MarkStreamCut:       {draw.PlusGlyph{}, vg.Points(4)},
 }
 
 // MaxContextSettings caps the settings drawn over one another in one

@@ -97,7 +97,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	md.line("## Context management and recovery, per 100 episodes")
 	md.line("")
 	per100 := []Metric{AutoCompactions, ReactiveCompactions, CompactionFailures, Collapses, Snips, Microcompactions,
-		Recoveries, Escalations, StopHookBlocks, Retries, Fallbacks}
+		Recoveries, StreamCutsKept, Escalations, StopHookBlocks, Retries, Fallbacks}
 	head := []string{"setting"}
 	for _, m := range per100 {
 		head = append(head, m.String())

@@ -97,7 +97,7 @@ const shardMagic = "loopsim shard\n"
 
 // ShardFormat is the version of the shard file format this loopsim
 // writes and reads; a file of another version is refused.
-const ShardFormat = 1
+const ShardFormat = 2
 
 // ShardFile is what one shard writes: the run it belongs to, what it
 // played, and its results in a form that merges exactly (the aggregates'

@@ -17,11 +17,12 @@ const (
 	MarkTruncation // a recovery or an escalation
 	MarkStopHookBlock
 	MarkFallback
+	MarkStreamCut // a stream cut after content, recovered
 
 	numMarkKinds
 )
 
-var markNames = [numMarkKinds]string{"auto-compaction", "reactive compaction", "API retry", "output recovery / escalation", "stop-hook block", "model fallback"}
+var markNames = [numMarkKinds]string{"auto-compaction", "reactive compaction", "API retry", "output recovery / escalation", "stop-hook block", "model fallback", "stream cut recovered"}
 
 // String is the mark kind's name.
 func (k MarkKind) String() string { return markNames[k] }
@@ -87,6 +88,8 @@ func Record(s Setting, index int, seed uint64, title string) (Timeline, error) {
 				mark(MarkTruncation, context)
 			case loop.StopHookBlocking:
 				mark(MarkStopHookBlock, context)
+			case loop.StreamErrorRecovery:
+				mark(MarkStreamCut, context)
 			}
 		}
 	}, false)
