@@ -1,6 +1,7 @@
 package loop_test
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -43,7 +44,10 @@ type outcome struct {
 }
 
 // run runs f with the abort wiring done and checks that every tool_use in
-// the final history has exactly one tool_result.
+// the final history has exactly one tool_result, that each request's
+// input_tokens is its messages' sum, that the state records add up to the
+// final history, and that the trace reads back from its JSON Lines as it
+// was.
 func run(t *testing.T, f fixture) (*loop.Result, *fakemodel.Model) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -77,6 +81,14 @@ func run(t *testing.T, f fixture) (*loop.Result, *fakemodel.Model) {
 	checkPairs(t, res.State.Messages)
 	for i, req := range model.Requests {
 		assert.Equal(t, req.InputTokens, loop.SumTokens(req.Messages), "request %d (%s): input_tokens against its messages' sum", i+1, req.Purpose)
+	}
+	checkRecords(t, res)
+	var jl bytes.Buffer
+	require.NoError(t, res.Trace.WriteJSONL(&jl))
+	back, err := loop.ReadJSONL(&jl)
+	require.NoError(t, err)
+	if diff := cmp.Diff(res.Trace, back); diff != "" {
+		t.Errorf("the trace read back from its JSON Lines (-run +read):\n%s", diff)
 	}
 	return res, model
 }

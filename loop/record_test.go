@@ -174,3 +174,36 @@ func TestNoStateRecordsWithoutTraceOrObserver(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, seen, "an observer sees the records")
 }
+
+// checkRecords fails unless the state records' deltas add up to the run's
+// final history, IDs and sizes.
+func checkRecords(t *testing.T, res *loop.Result) {
+	t.Helper()
+	final := map[string]int{}
+	for _, m := range res.State.Messages {
+		final[m.ID] = m.Tokens
+	}
+	assert.Equal(t, final, replayRecords(t, res.Trace), "the history the state records add up to")
+}
+
+// A compaction that summarises one message leaves a history as long as
+// before, its newest message where it was: the record still shows the
+// summary in and the prompt out.
+func TestStateRecordAfterACompactionOfOneMessage(t *testing.T) {
+	initial := history(960_000)
+	tools := &fakemodel.Tools{Default: fakemodel.Tool{Tokens: 20_000}}
+	compactor := &fakemodel.Compactor{Outcomes: []fakemodel.CompactOutcome{{Keep: 100, SummaryTokens: 3_000}}}
+	res, _ := ccRun(t, fixture{initial: initial, tools: tools, compactor: compactor,
+		script: []fakemodel.Step{{ToolUses: []fakemodel.ToolUse{{Name: "Read"}}, OutputTokens: 100}, textStep}})
+	require.Equal(t, loop.Completed, res.Terminal)
+	c := events[loop.Compaction](res.Trace)
+	require.Len(t, c, 1)
+	require.True(t, c[0].OK)
+	require.Len(t, c[0].Removed, 1, "the compaction summarised the prompt alone")
+	records := events[loop.StateRecord](res.Trace)
+	require.Len(t, records, 2)
+	assert.Equal(t, []string{c[0].Removed[0]}, records[1].Messages.Removed, "the prompt left")
+	assert.Len(t, records[1].Messages.Added, 2, "the summary and the reply came")
+	assert.Empty(t, records[1].Messages.Resized, "no message kept changed size")
+	checkRecords(t, res)
+}

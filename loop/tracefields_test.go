@@ -168,3 +168,20 @@ func TestStageEventWhenTheCollapserPanicsDraining(t *testing.T) {
 	assert.Empty(t, drain[0].Removed)
 	assert.Zero(t, drain[0].Changed)
 }
+
+// A span staged by context collapse is a change of the iteration: its
+// transition's diff shows the count of staged spans.
+func TestTransitionDiffShowsStagedCollapses(t *testing.T) {
+	res, _ := run(t, fixture{policy: seedWith(t, "snip", "false"), initial: bigHistory(29, 5_000), script: []fakemodel.Step{toolStep, textStep}})
+	require.Equal(t, loop.Completed, res.Terminal)
+	var staged []int
+	for _, s := range events[loop.Stage](res.Trace) {
+		if s.Stage == loop.StageCollapse {
+			staged = append(staged, s.Staged)
+		}
+	}
+	require.Equal(t, []int{1}, staged, "collapse stage events' staged spans")
+	tx := events[loop.TransitionEvent](res.Trace)
+	require.Len(t, tx, 1)
+	assert.Contains(t, tx[0].Changes, loop.FieldChange{Field: "staged_collapses", From: "0", To: "1"})
+}
