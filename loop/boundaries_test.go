@@ -239,3 +239,13 @@ func TestTokenBudgetDeltaAtTheThresholdIsNotDiminishing(t *testing.T) {
 		})
 	}
 }
+
+// A tool result that reports a size of one token is one token: only an
+// unreported size (0) is estimated.
+func TestToolResultOfOneToken(t *testing.T) {
+	tools := &fakemodel.Tools{Default: fakemodel.Tool{Result: "a long enough result to estimate at several tokens", Tokens: 1}}
+	res, _ := run(t, fixture{tools: tools, script: []fakemodel.Step{toolStep, textStep}})
+	r := events[loop.ToolResultEvent](res.Trace)
+	require.Len(t, r, 1)
+	assert.Equal(t, 1, r[0].Tokens)
+}

@@ -157,6 +157,8 @@ func TestObserverPanicIsRecovered(t *testing.T) {
 	require.NotNil(t, res)
 	assert.Equal(t, loop.Completed, res.Terminal)
 	assert.Equal(t, 2, calls, "the observer is not called after it panicked")
+	assert.Contains(t, events[loop.Notice](res.Trace), loop.Notice{Text: "observer panicked and was switched off: observer bug"},
+		"the trace says the observer was switched off")
 }
 
 // TestModelIgnoringCancellation: a Model that never returns once the

@@ -55,6 +55,7 @@ func TestFailedRequestAnswersTheToolUseItStreamed(t *testing.T) {
 	assert.Equal(t, loop.ModelErrorResult, msgs[2].Blocks[0].Text)
 	assert.True(t, msgs[2].Blocks[0].IsError)
 	assert.True(t, msgs[3].APIError)
+	assert.Equal(t, []loop.ErrorEmitted{{Message: msgs[3].Text()}}, events[loop.ErrorEmitted](res.Trace), "the error shown is recorded")
 	results := events[loop.ToolResultEvent](res.Trace)
 	require.Len(t, results, 1)
 	assert.True(t, results[0].Synthetic)
