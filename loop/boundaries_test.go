@@ -249,3 +249,17 @@ func TestToolResultOfOneToken(t *testing.T) {
 	require.Len(t, r, 1)
 	assert.Equal(t, 1, r[0].Tokens)
 }
+
+// A tool-result budget of one token is a budget: a larger result is cut
+// to the placeholder's size.
+func TestToolResultBudgetOfOneToken(t *testing.T) {
+	tools := &fakemodel.Tools{Default: fakemodel.Tool{Tokens: 100}}
+	res, model := run(t, fixture{policy: seedWith(t, "tool_result_budget", "1"), tools: tools, script: []fakemodel.Step{toolStep, textStep}})
+	require.Equal(t, loop.Completed, res.Terminal)
+	require.Len(t, model.Requests, 2)
+	msgs := model.Requests[1].Messages
+	result := msgs[len(msgs)-1]
+	require.Len(t, result.Blocks, 1)
+	assert.Equal(t, "[tool result truncated to 10 of 100 tokens]", result.Blocks[0].Text)
+	assert.Equal(t, 10, result.Blocks[0].Tokens)
+}

@@ -50,7 +50,7 @@ func TestOldestSnipperDropsWholeExchanges(t *testing.T) {
 	assert.Empty(t, under.Removed, "snipped under the threshold")
 	assert.Len(t, under.Messages, len(msgs))
 	keep := OldestSnipper{}.Snip(SnipInput{Messages: msgs, Tokens: 900, Threshold: 1, KeepRecent: 6})
-	assert.GreaterOrEqual(t, len(keep.Messages), 6, "snip dropped into the newest 6: %v", ids(keep.Messages))
+	assert.Len(t, keep.Messages, 6, "snip drops every exchange before the newest 6 and none of them: %v", ids(keep.Messages))
 }
 
 func TestKeepRecentMicrocompactor(t *testing.T) {

@@ -185,3 +185,42 @@ func TestTransitionDiffShowsStagedCollapses(t *testing.T) {
 	require.Len(t, tx, 1)
 	assert.Contains(t, tx[0].Changes, loop.FieldChange{Field: "staged_collapses", From: "0", To: "1"})
 }
+
+// panickingSnipper and panickingMicrocompactor panic on every call.
+type (
+	panickingSnipper        struct{}
+	panickingMicrocompactor struct{}
+)
+
+func (panickingSnipper) Snip(loop.SnipInput) loop.SnipResult { panic("snip broke") }
+func (panickingMicrocompactor) Microcompact(loop.MicrocompactInput) loop.MicrocompactResult {
+	panic("microcompact broke")
+}
+
+// A snipper or a microcompactor that panics leaves the messages alone; its
+// stage event says so.
+func TestStageEventWhenSnipOrMicrocompactPanics(t *testing.T) {
+	for _, c := range []struct {
+		stage loop.StageName
+		cfg   func(*loop.Config)
+		want  string
+	}{
+		{loop.StageSnip, func(c *loop.Config) { c.Snipper = panickingSnipper{} }, "snipper panicked: snip broke"},
+		{loop.StageMicrocompact, func(c *loop.Config) { c.Microcompactor = panickingMicrocompactor{} }, "microcompactor panicked: microcompact broke"},
+	} {
+		cfg := loop.Config{Policy: loop.Seed(), Model: &fakemodel.Model{Script: []fakemodel.Step{textStep}}, Primary: sonnet, Tools: &fakemodel.Tools{}}
+		c.cfg(&cfg)
+		res, err := loop.Run(t.Context(), cfg, []loop.Message{loop.UserText("fix the bug")})
+		require.NoError(t, err)
+		assert.Equal(t, loop.Completed, res.Terminal)
+		var st []loop.Stage
+		for _, s := range events[loop.Stage](res.Trace) {
+			if s.Stage == c.stage {
+				st = append(st, s)
+			}
+		}
+		require.Len(t, st, 1, "%s stage events", c.stage)
+		assert.Equal(t, c.want, st[0].Error)
+		assert.Equal(t, st[0].TokensBefore, st[0].TokensAfter, "a failed %s changed the size", c.stage)
+	}
+}
