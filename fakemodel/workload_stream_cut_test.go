@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 
@@ -107,4 +108,25 @@ func TestStreamCutReplyIsWrittenAgain(t *testing.T) {
 	require.Nil(t, re)
 	require.Len(t, blocks, 1)
 	assert.Equal(t, loop.BlockText, blocks[0].Type, "the answer")
+}
+
+// With the share 0 a stream error draws nothing more from the fault
+// stream than before the share existed: one number for the persistence
+// of a failure, one for the fault, so seeded streams stay as they were.
+func TestStreamErrorAfterContentZeroDrawsNothing(t *testing.T) {
+	w := calm(3)
+	w.Faults = Faults{StreamError: 0.5, Persist: 0.5}
+	e := w.Episode(Seeds{Workload: 1, Faults: 2}, 200_000, func() {})
+	mirror := rand.New(rand.NewPCG(2, faultStream))
+	mirror.Float64() // the episode's abort draw
+	failed := false
+	for i := range 500 {
+		fails := failed && mirror.Float64() < 0.5
+		if !fails {
+			fails = mirror.Float64() < 0.5
+		}
+		_, re := streamOnce(t, e, loop.Request{Purpose: loop.PurposeCompact, MaxTokens: 20_000, InputTokens: 30_000, Messages: withIDs("a")})
+		require.Equal(t, fails, re != nil, "attempt %d", i)
+		failed = fails
+	}
 }
