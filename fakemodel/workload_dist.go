@@ -107,14 +107,33 @@ type Geometric struct {
 	Max int `json:"max"`
 }
 
-// Draw draws one value from r.
+// Draw draws one value from r: the first [geometricUnits] units one at
+// a time (one number from r each, so the means in use draw as they
+// always did), the rest, if the count gets that far, at once (one
+// exponential draw from r, rounded down: a geometric count is
+// memoryless, so the rest is again geometric with the same p). A draw
+// thus takes at most geometricUnits+1 numbers from r, however large
+// Mean and Max.
 func (d Geometric) Draw(r *rand.Rand) int {
 	p := d.more()
 	n := d.Min
-	for n < d.Max && r.Float64() < p {
+	for range geometricUnits {
+		if n >= d.Max || r.Float64() >= p {
+			return n
+		}
 		n++
 	}
-	return n
+	if n >= d.Max {
+		return n
+	}
+	// P(rest >= k) = p^k = e^(-rate k); rate = -ln p = ln(1 + 1/m),
+	// with log1p so that it stays above 0 for the largest means
+	rate := math.Log1p(1 / (d.Mean - float64(d.Min)))
+	rest := math.Floor(distuv.Exponential{Rate: rate, Src: r}.Rand())
+	if rest >= float64(d.Max-n) { // as floats: the rest may pass the int range
+		return d.Max
+	}
+	return n + int(rest)
 }
 
 // more is the probability of each further unit: a geometric count on
@@ -135,3 +154,8 @@ func (d Geometric) validate() error {
 	}
 	return nil
 }
+
+// geometricUnits is how many units a Geometric draw adds one at a time
+// before it draws the rest at once. A count with the defaults' means
+// (at most 3) gets that far with probability below 1e-100.
+const geometricUnits = 1024
