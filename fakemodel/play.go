@@ -27,6 +27,14 @@ func chunk(i int) loop.Block {
 	return loop.Block{Type: loop.BlockText, Text: "chunk " + strconv.Itoa(i+1)}
 }
 
+// blocksText is "n content block(s)", singular for 1.
+func blocksText(n int) string {
+	if n == 1 {
+		return "1 content block"
+	}
+	return strconv.Itoa(n) + " content blocks"
+}
+
 // defaultTruncatedText is the text of a truncated step with no content.
 const defaultTruncatedText = "(output cut at the token limit)"
 
@@ -118,7 +126,7 @@ func play(s Step, req loop.Request, number, window int) (playback, error) {
 	case ConnectionDropped:
 		p := fault(loop.ErrConnection, 0, "connection dropped before a response")
 		if s.After > 0 {
-			p = fault(loop.ErrConnection, 0, fmt.Sprintf("connection dropped after %d content blocks", s.After))
+			p = fault(loop.ErrConnection, 0, "connection dropped after "+blocksText(s.After))
 		}
 		p.blocks, p.made = chunks(s, number)
 		return p, nil
@@ -127,7 +135,7 @@ func play(s Step, req loop.Request, number, window int) (playback, error) {
 	case OtherStatus:
 		return fault(loop.ErrOther, s.Status, fmt.Sprintf("status %d", s.Status)), nil
 	case StreamError:
-		p := fault(loop.ErrStream, 0, fmt.Sprintf("error event after %d content blocks", s.After))
+		p := fault(loop.ErrStream, 0, "error event after "+blocksText(s.After))
 		p.blocks, p.made = chunks(s, number)
 		return p, nil
 	case Abort:

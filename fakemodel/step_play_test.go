@@ -48,6 +48,24 @@ func TestMalformedToolUseText(t *testing.T) {
 	assert.Equal(t, []loop.Block{{Type: loop.BlockText, Text: "Reading it."}}, blocks, "the step's text")
 }
 
+// A stream error says how many blocks came before it, in the singular
+// for one.
+func TestStreamErrorMessage(t *testing.T) {
+	for _, c := range []struct {
+		after int
+		want  string
+	}{
+		{1, "error event after 1 content block"},
+		{2, "error event after 2 content blocks"},
+	} {
+		m := &Model{Script: []Step{{Kind: StreamError, Text: "part", After: c.after}}}
+		_, _, err := stream(t, m, req(10))
+		var re *loop.RequestError
+		require.ErrorAs(t, err, &re, "after %d", c.after)
+		assert.Equal(t, c.want, re.Message, "after %d", c.after)
+	}
+}
+
 // A dropped connection says whether it dropped before the response or
 // after some of it streamed.
 func TestConnectionDroppedMessage(t *testing.T) {
@@ -56,7 +74,7 @@ func TestConnectionDroppedMessage(t *testing.T) {
 		want  string
 	}{
 		{0, "connection dropped before a response"},
-		{1, "connection dropped after 1 content blocks"},
+		{1, "connection dropped after 1 content block"},
 		{3, "connection dropped after 3 content blocks"},
 	} {
 		m := &Model{Script: []Step{{Kind: ConnectionDropped, Text: "part", After: c.after}}}

@@ -179,14 +179,6 @@ func (e *Episode) cut(ctx context.Context, req loop.Request, yield func(loop.Blo
 	return loop.Response{}, &loop.RequestError{Kind: loop.ErrStream, Message: "injected stream_error after " + blocksText(n)}
 }
 
-// blocksText is "n content block(s)", singular for 1.
-func blocksText(n int) string {
-	if n == 1 {
-		return "1 content block"
-	}
-	return strconv.Itoa(n) + " content blocks"
-}
-
 // apiFault draws the fault of one attempt, if any: the previous
 // attempt's fault again with probability Persist, else each kind with
 // its rate. cut is set for a stream error that comes after content
