@@ -77,7 +77,9 @@ type Faults struct {
 	// (a cut inside a tool_use's input, which the loop drops as never
 	// finished, is not drawn). The rest come before any content. It
 	// applies to compaction requests too (the summary is their one
-	// block). A share, not a rate: [Faults.Swarm] keeps it as given.
+	// block), not to non-streaming ones (their answer comes whole or
+	// not at all). A share, not a rate: [Faults.Swarm] keeps it as
+	// given.
 	// No data says how often real stream errors come after content;
 	// the default is 0.
 	StreamErrorAfterContent float64 `json:"stream_error_after_content"`

@@ -124,7 +124,8 @@ func (e *Episode) Stream(ctx context.Context, req loop.Request, yield func(loop.
 		return loop.Response{}, loop.PromptTooLongError(req.InputTokens, e.window)
 	}
 	cut, fault := e.apiFault()
-	if fault != nil && !cut {
+	if fault != nil && (!cut || req.NonStreaming) {
+		// a non-streaming answer comes whole or not at all
 		return loop.Response{}, fault
 	}
 	if cut {

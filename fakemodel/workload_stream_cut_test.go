@@ -84,6 +84,21 @@ func TestStreamErrorAfterContentCutsSummaries(t *testing.T) {
 	assert.Contains(t, blocks[0].Text, "<summary>")
 }
 
+// A non-streaming request has no stream to cut: its stream errors carry
+// no content, whatever the share.
+func TestStreamErrorAfterContentSparesNonStreaming(t *testing.T) {
+	w := calm(3)
+	w.Faults = Faults{StreamError: 1, StreamErrorAfterContent: 1}
+	e := w.Episode(Seeds{Workload: 1, Faults: 2}, 200_000, func() {})
+	for i := range 50 {
+		blocks, re := streamOnce(t, e, loop.Request{Purpose: loop.PurposeMain, NonStreaming: true, MaxTokens: 21_333, InputTokens: 30_000,
+			Messages: withIDs("a")})
+		require.NotNil(t, re, "attempt %d", i)
+		assert.Equal(t, loop.ErrStream, re.Kind)
+		assert.Empty(t, blocks, "attempt %d", i)
+	}
+}
+
 // The agent redoes a cut reply: a cut does not count as one of the
 // session's tool-calling replies, so as many follow it as without the
 // cut before the answer.
