@@ -2,9 +2,11 @@ package loop_test
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/loop"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -200,4 +202,29 @@ func TestDrainFoldsEveryStagedSpan(t *testing.T) {
 	single := loop.SpanCollapser{}.Drain(loop.CollapseInput{Messages: rounds(1, 5), Staged: []loop.Span{{First: "a1", Last: "a1"}}})
 	assert.Equal(t, []string{"p", "collapse:a1..a1", "r1"}, msgIDs(single.Messages))
 	assert.Equal(t, 1, single.Messages[1].Tokens, "a fold is at least one token")
+}
+
+// A collapse pass that commits one staged span and stages the next one
+// changes the history (the fold) though the number of staged spans stays
+// the same: the stage event and the request show the fold.
+func TestCollapseCommitsOneAndStagesAnother(t *testing.T) {
+	tools := &fakemodel.Tools{Default: fakemodel.Tool{Tokens: 15_000}}
+	res, model := run(t, fixture{policy: seedWith(t, "microcompact", "false", "snip", "false"), initial: bigHistory(29, 5_000),
+		tools: tools, script: []fakemodel.Step{toolStep, textStep}})
+	require.Equal(t, loop.Completed, res.Terminal)
+	var st []loop.Stage
+	for _, s := range events[loop.Stage](res.Trace) {
+		if s.Stage == loop.StageCollapse {
+			st = append(st, s)
+		}
+	}
+	require.Len(t, st, 2, "collapse stage events")
+	assert.Equal(t, 0, st[0].Changed, "the first pass stages")
+	assert.Equal(t, 1, st[0].Staged)
+	assert.Equal(t, 1, st[1].Changed, "the second pass commits one span")
+	assert.Equal(t, 1, st[1].Staged, "and stages the next")
+	assert.NotEmpty(t, st[1].Removed)
+	assert.Less(t, st[1].TokensAfter, st[1].TokensBefore)
+	require.Len(t, model.Requests, 2)
+	assert.True(t, strings.HasPrefix(model.Requests[1].Messages[0].ID, "collapse:"), "the second request starts with the fold: %s", model.Requests[1].Messages[0].ID)
 }

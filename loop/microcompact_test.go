@@ -12,12 +12,19 @@ import (
 
 // fullPassMicrocompactor is the default microcompactor under another
 // type: the loop then hands it the whole history every time, where it
-// hands the default only what may still need clearing.
+// hands the default only what may still need clearing; and it returns a
+// new list instead of clearing in place.
 type fullPassMicrocompactor struct{ loop.KeepRecentMicrocompactor }
+
+func (f fullPassMicrocompactor) Microcompact(in loop.MicrocompactInput) loop.MicrocompactResult {
+	in.Owned = false
+	return f.KeepRecentMicrocompactor.Microcompact(in)
+}
 
 // The default microcompactor, which the loop runs incrementally, clears
 // exactly what full passes over the whole history would: the same
-// requests, the same stage events, the same final history.
+// requests, the same stage events, the same final history, through a
+// long run where snip and collapse change the history's front too.
 func TestIncrementalMicrocompactClearsWhatAFullPassWould(t *testing.T) {
 	var script []fakemodel.Step
 	for i := range 40 {
@@ -25,7 +32,7 @@ func TestIncrementalMicrocompactClearsWhatAFullPassWould(t *testing.T) {
 		for k := 0; k <= i%3; k++ {
 			uses = append(uses, fakemodel.ToolUse{Name: "Read", Input: fmt.Sprintf(`{"path":"f%d_%d.go"}`, i, k)})
 		}
-		script = append(script, fakemodel.Step{ToolUses: uses, OutputTokens: 50})
+		script = append(script, fakemodel.Step{ToolUses: uses, OutputTokens: 4_000})
 	}
 	script = append(script, textStep)
 	type request struct {
@@ -58,7 +65,11 @@ func TestIncrementalMicrocompactClearsWhatAFullPassWould(t *testing.T) {
 		return o
 	}
 	incremental, full := play(nil), play(fullPassMicrocompactor{})
-	require.NotEmpty(t, full.Stages, "the full passes cleared nothing: the test shows nothing")
+	kinds := map[loop.StageName]bool{}
+	for _, st := range full.Stages {
+		kinds[st.Stage] = true
+	}
+	require.True(t, kinds[loop.StageMicrocompact] && kinds[loop.StageSnip], "stages %v: the run must microcompact and snip", kinds)
 	if diff := cmp.Diff(full, incremental); diff != "" {
 		t.Errorf("incremental microcompact against full passes (-full +incremental):\n%s", diff)
 	}
