@@ -1,0 +1,90 @@
+package loop_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/loop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var haiku = loop.ModelInfo{Name: "haiku", ContextWindow: 200_000, MaxOutputTokens: 8_000}
+
+// Every attempt of a request is numbered, and so is each retry.
+func TestRetryAttemptsAreNumbered(t *testing.T) {
+	res, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: 2}, textStep}}, "fallback", "false")
+	checkSeq(t, res, "M:529 → M:529 → M:text", loop.Completed)
+	var attempts []int
+	for _, r := range res.Trace.Requests() {
+		attempts = append(attempts, r.Attempt)
+	}
+	assert.Equal(t, []int{1, 2, 3}, attempts, "request attempts")
+	var retries []int
+	for _, r := range events[loop.Retry](res.Trace) {
+		retries = append(retries, r.Attempt)
+	}
+	assert.Equal(t, []int{2, 3}, retries, "retry events name the attempt they lead to")
+}
+
+// The fallback needs both the policy's switch and a fallback model.
+func TestOverloadFallbackNeedsTheSwitchAndAModel(t *testing.T) {
+	overloaded := []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: fakemodel.Forever}}
+	t.Run("no fallback model: overloaded gives up after 3", func(t *testing.T) {
+		res, _ := ccRun(t, fixture{script: overloaded})
+		checkSeq(t, res, "M:529 → M:529 → M:529", loop.APIError)
+		assert.Empty(t, events[loop.Fallback](res.Trace))
+		term := events[loop.TerminalEvent](res.Trace)
+		require.Len(t, term, 1)
+		assert.Contains(t, term[0].Message, "529 overloaded", "the user is shown the 529, not a fallback")
+		assert.NotContains(t, term[0].Message, "fallback")
+	})
+	t.Run("a fallback model but the switch off", func(t *testing.T) {
+		res, model := ccRun(t, fixture{fallback: haiku, script: overloaded}, "fallback", "false")
+		checkSeq(t, res, "M:529 → M:529 → M:529", loop.APIError)
+		assert.Empty(t, events[loop.Fallback](res.Trace))
+		for _, r := range model.Requests {
+			assert.Equal(t, "opus", r.Model)
+		}
+	})
+	t.Run("both: the third 529 switches", func(t *testing.T) {
+		res, model := ccRun(t, fixture{fallback: haiku, script: []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: 3}, textStep}})
+		checkSeq(t, res, "M:529 → M:529 → M:529 → M:text", loop.Completed)
+		require.Len(t, events[loop.Fallback](res.Trace), 1)
+		assert.Equal(t, "haiku", model.Requests[3].Model)
+	})
+}
+
+// fallback_after_529s: 0 never switches on 529s (they are retried), 1
+// switches on the first.
+func TestFallbackAfter529sBounds(t *testing.T) {
+	script := []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: 4}, textStep}
+	never, model := ccRun(t, fixture{fallback: haiku, script: script}, "fallback_after_529s", "0")
+	checkSeq(t, never, "M:529 → M:529 → M:529 → M:529 → M:text", loop.Completed)
+	assert.Empty(t, events[loop.Fallback](never.Trace))
+	assert.Equal(t, "opus", model.Requests[4].Model)
+
+	first, model := ccRun(t, fixture{fallback: haiku, script: script}, "fallback_after_529s", "1")
+	require.Len(t, events[loop.Fallback](first.Trace), 1)
+	assert.Equal(t, "haiku", model.Requests[1].Model, "the first 529 switches")
+}
+
+// A request that fails while the user aborts is not retried, whatever
+// the failure: the run ends aborted.
+func TestNoRetryAfterAnAbort(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	model := modelFunc(func(ctx context.Context, req loop.Request, yield func(loop.Block)) (loop.Response, error) {
+		calls++
+		cancel()
+		return loop.Response{}, &loop.RequestError{Kind: loop.ErrOverloaded, Status: 529, Message: "overloaded"}
+	})
+	res, err := loop.Run(ctx, loop.Config{Policy: cc(t), Model: model, Primary: opus, Tools: &fakemodel.Tools{}},
+		[]loop.Message{loop.UserText("go")})
+	require.NoError(t, err)
+	assert.Equal(t, loop.AbortedStreaming, res.Terminal)
+	assert.Equal(t, 1, calls, "model calls")
+	assert.Empty(t, events[loop.Retry](res.Trace))
+}
