@@ -53,6 +53,13 @@ func TestOverloadFallbackNeedsTheSwitchAndAModel(t *testing.T) {
 		checkSeq(t, res, "M:529 → M:529 → M:529 → M:text", loop.Completed)
 		require.Len(t, events[loop.Fallback](res.Trace), 1)
 		assert.Equal(t, "haiku", model.Requests[3].Model)
+		assert.Contains(t, events[loop.Notice](res.Trace),
+			loop.Notice{Text: "Switched from opus to haiku (fallback triggered by 3 consecutive overloaded (529) responses)"}, "the user is told why")
+	})
+	t.Run("a 500 switches at once, and says so", func(t *testing.T) {
+		res, _ := ccRun(t, fixture{fallback: haiku, script: []fakemodel.Step{{Kind: fakemodel.ServerError}, textStep}})
+		checkSeq(t, res, "M:500 → M:text", loop.Completed)
+		assert.Contains(t, events[loop.Notice](res.Trace), loop.Notice{Text: "Switched from opus to haiku (fallback triggered by a server error (500))"})
 	})
 }
 
