@@ -95,3 +95,10 @@ func TestNoRetryAfterAnAbort(t *testing.T) {
 	assert.Equal(t, 1, calls, "model calls")
 	assert.Empty(t, events[loop.Retry](res.Trace))
 }
+
+// overloaded_give_up_after 1: with no fallback model the first 529 ends
+// the run.
+func TestOverloadedGiveUpAfterOne(t *testing.T) {
+	res, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: fakemodel.Forever}}}, "overloaded_give_up_after", "1")
+	checkSeq(t, res, "M:529", loop.APIError)
+}
