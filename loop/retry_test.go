@@ -102,3 +102,12 @@ func TestOverloadedGiveUpAfterOne(t *testing.T) {
 	res, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: fakemodel.Forever}}}, "overloaded_give_up_after", "1")
 	checkSeq(t, res, "M:529", loop.APIError)
 }
+
+// A stream cut after a thinking block alone is streamed again at once: a
+// retry event names the attempt, with no delay.
+func TestThinkingOnlyCutIsARetry(t *testing.T) {
+	cut := fakemodel.Step{Kind: fakemodel.StreamError, Thinking: "Let me look.", After: 1}
+	res, _ := ccRun(t, fixture{script: []fakemodel.Step{cut, textStep}})
+	require.Equal(t, loop.Completed, res.Terminal)
+	assert.Equal(t, []loop.Retry{{Attempt: 2, Reason: loop.ErrStream}}, events[loop.Retry](res.Trace))
+}
