@@ -206,4 +206,14 @@ func TestStateRecordAfterACompactionOfOneMessage(t *testing.T) {
 	assert.Len(t, records[1].Messages.Added, 2, "the summary and the reply came")
 	assert.Empty(t, records[1].Messages.Resized, "no message kept changed size")
 	checkRecords(t, res)
+	// the boundary leaves next: its stage measures the same history after
+	var boundary []loop.Stage
+	for _, st := range events[loop.Stage](res.Trace) {
+		if st.Stage == loop.StageBoundary {
+			boundary = append(boundary, st)
+		}
+	}
+	require.Len(t, boundary, 1)
+	assert.Equal(t, c[0].TokensAfter, boundary[0].TokensAfter, "the history after the boundary, as the compaction measured it")
+	assert.Less(t, boundary[0].TokensBefore-boundary[0].TokensAfter, 100, "only the boundary left")
 }
