@@ -121,9 +121,15 @@ func (c *caller) backoff(k, retryAfterMS int) int {
 	if retryAfterMS > 0 && p.HonorRetryAfter {
 		return int(float64(retryAfterMS) * factor)
 	}
-	base := p.BackoffMaxMS
-	if k-1 < 31 {
+	base := 0
+	switch {
+	case p.BackoffBaseMS == 0:
+		// min(0 x 2^(k-1), max) is 0 for every k
+	case k-1 < 31:
 		base = min(p.BackoffBaseMS<<(k-1), p.BackoffMaxMS)
+	default:
+		// a positive base times 2^31 is above any BackoffMaxMS
+		base = p.BackoffMaxMS
 	}
 	return int(float64(base) * factor)
 }

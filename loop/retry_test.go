@@ -111,3 +111,17 @@ func TestThinkingOnlyCutIsARetry(t *testing.T) {
 	require.Equal(t, loop.Completed, res.Terminal)
 	assert.Equal(t, []loop.Retry{{Attempt: 2, Reason: loop.ErrStream}}, events[loop.Retry](res.Trace))
 }
+
+// Back-off is min(base x 2^(k-1), max) for every retry k: a zero base
+// means no delay however many retries there are (the 32nd included).
+func TestZeroBackoffBaseNeverDelays(t *testing.T) {
+	p := seedWith(t, "backoff_base_ms", "0", "api_retries", "40")
+	res, _ := run(t, fixture{policy: p, script: []fakemodel.Step{{Kind: fakemodel.ServerError, Repeat: 35}, textStep}})
+	require.Equal(t, loop.Completed, res.Terminal)
+	retries := events[loop.Retry](res.Trace)
+	require.Len(t, retries, 35)
+	for _, r := range retries {
+		assert.Zero(t, r.DelayMS, "retry %d", r.Attempt-1)
+	}
+	assert.Zero(t, res.Stats.RetryDelayMS)
+}
