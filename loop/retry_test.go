@@ -125,3 +125,21 @@ func TestZeroBackoffBaseNeverDelays(t *testing.T) {
 	}
 	assert.Zero(t, res.Stats.RetryDelayMS)
 }
+
+// A retry-after of one millisecond is honoured: it is not the exponential
+// back-off.
+func TestRetryAfterOfOneMillisecond(t *testing.T) {
+	p := seedWith(t, "api_retries", "1", "backoff_jitter", "0")
+	res, _ := run(t, fixture{policy: p, script: []fakemodel.Step{{Kind: fakemodel.RateLimited, RetryAfterMS: 1}, textStep}})
+	require.Equal(t, loop.Completed, res.Terminal)
+	assert.Equal(t, []loop.Retry{{Attempt: 2, Reason: loop.ErrRateLimited, DelayMS: 1}}, events[loop.Retry](res.Trace))
+}
+
+// An invalid request is re-sent at once: each re-send is a retry event
+// naming its attempt.
+func TestInvalidRequestResendsAreRetries(t *testing.T) {
+	res, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.InvalidRequest, Repeat: 2}, textStep}})
+	require.Equal(t, loop.Completed, res.Terminal)
+	assert.Equal(t, []loop.Retry{{Attempt: 2, Reason: loop.ErrInvalidRequest}, {Attempt: 3, Reason: loop.ErrInvalidRequest}},
+		events[loop.Retry](res.Trace))
+}
