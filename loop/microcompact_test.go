@@ -26,13 +26,29 @@ func (f fullPassMicrocompactor) Microcompact(in loop.MicrocompactInput) loop.Mic
 // requests, the same stage events, the same final history, through a
 // long run where snip and collapse change the history's front too.
 func TestIncrementalMicrocompactClearsWhatAFullPassWould(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		initial []loop.Message
+		reply   int
+	}{
+		{"from a prompt", []loop.Message{loop.UserText("read everything")}, 4_000},
+		// results in the starting history, none cleared at first
+		{"from four exchanges", bigHistory(4, 300), 4_000},
+		// replies so large that a snip leaves a few exchanges only
+		{"large replies", []loop.Message{loop.UserText("read everything")}, 40_000},
+	} {
+		t.Run(c.name, func(t *testing.T) { checkIncrementalMicrocompact(t, c.initial, c.reply) })
+	}
+}
+
+func checkIncrementalMicrocompact(t *testing.T, initial []loop.Message, reply int) {
 	var script []fakemodel.Step
 	for i := range 40 {
 		var uses []fakemodel.ToolUse
 		for k := 0; k <= i%3; k++ {
 			uses = append(uses, fakemodel.ToolUse{Name: "Read", Input: fmt.Sprintf(`{"path":"f%d_%d.go"}`, i, k)})
 		}
-		script = append(script, fakemodel.Step{ToolUses: uses, OutputTokens: 4_000})
+		script = append(script, fakemodel.Step{ToolUses: uses, OutputTokens: reply})
 	}
 	script = append(script, textStep)
 	type request struct {
@@ -48,7 +64,7 @@ func TestIncrementalMicrocompactClearsWhatAFullPassWould(t *testing.T) {
 		tools := &fakemodel.Tools{Default: fakemodel.Tool{Tokens: 400}}
 		model := &fakemodel.Model{Script: script, KeepMessages: true}
 		res, err := loop.Run(t.Context(), loop.Config{Policy: loop.Seed(), Model: model, Primary: sonnet, Tools: tools, Microcompactor: m},
-			[]loop.Message{loop.UserText("read everything")})
+			append([]loop.Message(nil), initial...))
 		require.NoError(t, err)
 		require.Equal(t, loop.Completed, res.Terminal)
 		var o outcome
