@@ -143,3 +143,12 @@ func TestInvalidRequestResendsAreRetries(t *testing.T) {
 	assert.Equal(t, []loop.Retry{{Attempt: 2, Reason: loop.ErrInvalidRequest}, {Attempt: 3, Reason: loop.ErrInvalidRequest}},
 		events[loop.Retry](res.Trace))
 }
+
+// A retry-after of exactly MaxRetryAfterMS (a day) is an answer an API
+// may send: it is honoured, not refused.
+func TestRetryAfterOfADay(t *testing.T) {
+	p := seedWith(t, "api_retries", "1", "backoff_jitter", "0")
+	res, _ := run(t, fixture{policy: p, script: []fakemodel.Step{{Kind: fakemodel.RateLimited, RetryAfterMS: loop.MaxRetryAfterMS}, textStep}})
+	require.Equal(t, loop.Completed, res.Terminal)
+	assert.Equal(t, []loop.Retry{{Attempt: 2, Reason: loop.ErrRateLimited, DelayMS: loop.MaxRetryAfterMS}}, events[loop.Retry](res.Trace))
+}
