@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -77,4 +78,23 @@ func TestLimits(t *testing.T) {
 	assert.Equal(t, 192_000, Seed().Limits(sonnet).EffectiveWindow, "the reserve is min(max output, 20000)")
 	assert.Equal(t, 8_000, Seed().MaxTokens(sonnet), "seed max tokens")
 	assert.Equal(t, 128_000, ClaudeCode().MaxTokens(opus1m), "claude-code max tokens")
+}
+
+// PolicyFields lists every field but the profile's name, by JSON name, in
+// declaration order.
+func TestPolicyFieldsListsEveryFieldButTheName(t *testing.T) {
+	fields := PolicyFields()
+	require.Len(t, fields, reflect.TypeOf(Policy{}).NumField()-1)
+	assert.NotContains(t, fields, "name")
+	assert.Equal(t, "context_window", fields[0], "declaration order")
+	assert.Contains(t, fields, "stream_error_thinking_resends")
+}
+
+// A policy context window of one token is a window: it replaces the
+// model's.
+func TestLimitsWithAOneTokenWindow(t *testing.T) {
+	p := Seed()
+	p.ContextWindow = 1
+	sonnet := ModelInfo{Name: "sonnet", ContextWindow: 200_000, MaxOutputTokens: 8_000}
+	assert.Equal(t, 1, p.Limits(sonnet).Window)
 }
