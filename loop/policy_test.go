@@ -98,3 +98,13 @@ func TestLimitsWithAOneTokenWindow(t *testing.T) {
 	sonnet := ModelInfo{Name: "sonnet", ContextWindow: 200_000, MaxOutputTokens: 8_000}
 	assert.Equal(t, 1, p.Limits(sonnet).Window)
 }
+
+// An auto-compact percent of 1 is a percent: the threshold is a hundredth
+// of the effective window.
+func TestLimitsWithAutoCompactAtOnePercent(t *testing.T) {
+	p := ClaudeCode()
+	p.AutoCompactPercent = 1
+	opus1m := ModelInfo{Name: "opus", ContextWindow: 1_000_000, MaxOutputTokens: 128_000}
+	l := p.Limits(opus1m)
+	assert.Equal(t, l.EffectiveWindow/100, l.AutoCompactThreshold)
+}
