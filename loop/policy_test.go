@@ -108,3 +108,10 @@ func TestLimitsWithAutoCompactAtOnePercent(t *testing.T) {
 	l := p.Limits(opus1m)
 	assert.Equal(t, l.EffectiveWindow/100, l.AutoCompactThreshold)
 }
+
+// A default cap of one token is a cap.
+func TestMaxTokensWithAOneTokenDefault(t *testing.T) {
+	p := Seed()
+	p.DefaultMaxTokens = 1
+	assert.Equal(t, 1, p.MaxTokens(ModelInfo{Name: "sonnet", ContextWindow: 200_000, MaxOutputTokens: 8_000}))
+}
