@@ -263,3 +263,23 @@ func TestToolResultBudgetOfOneToken(t *testing.T) {
 	assert.Equal(t, "[tool result truncated to 10 of 100 tokens]", result.Blocks[0].Text)
 	assert.Equal(t, 10, result.Blocks[0].Tokens)
 }
+
+// A tool result exactly at the tool-result budget is within it: its
+// message is left as it was (the size the caller gave it included), also
+// when another result in the same pass is cut.
+func TestToolResultExactlyAtTheBudget(t *testing.T) {
+	budget := loop.Seed().ToolResultBudget
+	initial := bigHistory(2, 1_000)
+	initial[2].Tokens, initial[2].Blocks[0].Tokens = budget+20, budget
+	initial[4].Tokens, initial[4].Blocks[0].Tokens = budget+10_000, budget+10_000
+	res, model := run(t, fixture{initial: initial, script: []fakemodel.Step{textStep}})
+	require.Equal(t, loop.Completed, res.Terminal)
+	st := events[loop.Stage](res.Trace)
+	require.NotEmpty(t, st)
+	assert.Equal(t, loop.StageToolResultBudget, st[0].Stage)
+	assert.Equal(t, 1, st[0].Changed, "only the result over the budget is cut")
+	require.Len(t, model.Requests, 1)
+	sent := model.Requests[0].Messages
+	assert.Equal(t, budget+20, sent[2].Tokens, "the message of the result at the budget keeps its size")
+	assert.Equal(t, budget, sent[2].Blocks[0].Tokens)
+}
