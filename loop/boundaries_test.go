@@ -2,6 +2,7 @@ package loop_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -282,4 +283,42 @@ func TestToolResultExactlyAtTheBudget(t *testing.T) {
 	sent := model.Requests[0].Messages
 	assert.Equal(t, budget+20, sent[2].Tokens, "the message of the result at the budget keeps its size")
 	assert.Equal(t, budget, sent[2].Blocks[0].Tokens)
+}
+
+// The tool-result budget cuts the largest result of a message first, the
+// earliest of equal ones, and only as much as it must; text is never cut.
+func TestToolResultBudgetCutsTheLargestFirst(t *testing.T) {
+	budget := loop.Seed().ToolResultBudget
+	result := func(id string, tokens int) loop.Block {
+		return loop.Block{Type: loop.BlockToolResult, ToolUseID: id, Text: "data", Tokens: tokens}
+	}
+	use := func(id string) loop.Block { return loop.Block{Type: loop.BlockToolUse, ID: id, Name: "Read", Input: "{}"} }
+	note := loop.Block{Type: loop.BlockText, Text: "note"}
+	cut := func(keep, size int) string { return fmt.Sprintf("[tool result truncated to %d of %d tokens]", keep, size) }
+	for _, c := range []struct {
+		name   string
+		blocks []loop.Block
+		want   []string
+	}{
+		{"largest first", []loop.Block{result("t1", budget+10_000), result("t2", 20_000)},
+			[]string{cut(budget-20_000, budget+10_000), "data"}},
+		{"largest first, after a text block", []loop.Block{note, result("t1", budget+10_000), result("t2", 20_000)},
+			[]string{"note", cut(budget-20_000, budget+10_000), "data"}},
+		{"equal ones: the earliest", []loop.Block{result("t1", 40_000), result("t2", 40_000)},
+			[]string{cut(budget-40_000, 40_000), "data"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			initial := []loop.Message{loop.UserText("read both"),
+				{Role: loop.RoleAssistant, Blocks: []loop.Block{use("t1"), use("t2")}},
+				{Role: loop.RoleUser, Blocks: c.blocks}}
+			res, model := run(t, fixture{initial: initial, script: []fakemodel.Step{textStep}})
+			require.Equal(t, loop.Completed, res.Terminal)
+			require.Len(t, model.Requests, 1)
+			var got []string
+			for _, b := range model.Requests[0].Messages[2].Blocks {
+				got = append(got, b.Text)
+			}
+			assert.Equal(t, c.want, got)
+		})
+	}
 }
