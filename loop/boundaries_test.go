@@ -292,9 +292,13 @@ func TestToolResultBudgetCutsTheLargestFirst(t *testing.T) {
 	result := func(id string, tokens int) loop.Block {
 		return loop.Block{Type: loop.BlockToolResult, ToolUseID: id, Text: "data", Tokens: tokens}
 	}
-	use := func(id string) loop.Block { return loop.Block{Type: loop.BlockToolUse, ID: id, Name: "Read", Input: "{}"} }
+	use := func(id string) loop.Block {
+		return loop.Block{Type: loop.BlockToolUse, ID: id, Name: "Read", Input: "{}"}
+	}
 	note := loop.Block{Type: loop.BlockText, Text: "note"}
-	cut := func(keep, size int) string { return fmt.Sprintf("[tool result truncated to %d of %d tokens]", keep, size) }
+	cut := func(keep, size int) string {
+		return fmt.Sprintf("[tool result truncated to %d of %d tokens]", keep, size)
+	}
 	for _, c := range []struct {
 		name   string
 		blocks []loop.Block
