@@ -296,6 +296,15 @@ func TestToolResultBudgetCutsTheLargestFirst(t *testing.T) {
 		return loop.Block{Type: loop.BlockToolUse, ID: id, Name: "Read", Input: "{}"}
 	}
 	note := loop.Block{Type: loop.BlockText, Text: "note"}
+	uses := func(results []loop.Block) []loop.Block {
+		var out []loop.Block
+		for _, b := range results {
+			if b.Type == loop.BlockToolResult {
+				out = append(out, use(b.ToolUseID))
+			}
+		}
+		return out
+	}
 	cut := func(keep, size int) string {
 		return fmt.Sprintf("[tool result truncated to %d of %d tokens]", keep, size)
 	}
@@ -310,10 +319,14 @@ func TestToolResultBudgetCutsTheLargestFirst(t *testing.T) {
 			[]string{"note", cut(budget-20_000, budget+10_000), "data"}},
 		{"equal ones: the earliest", []loop.Block{result("t1", 40_000), result("t2", 40_000)},
 			[]string{cut(budget-40_000, 40_000), "data"}},
+		// cutting the first two to the placeholder is not enough: the
+		// third is cut to what is left
+		{"several cuts", []loop.Block{result("t1", budget+10_000), result("t2", budget+10_000), result("t3", budget+10_000)},
+			[]string{cut(10, budget+10_000), cut(10, budget+10_000), cut(budget-20, budget+10_000)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			initial := []loop.Message{loop.UserText("read both"),
-				{Role: loop.RoleAssistant, Blocks: []loop.Block{use("t1"), use("t2")}},
+				{Role: loop.RoleAssistant, Blocks: uses(c.blocks)},
 				{Role: loop.RoleUser, Blocks: c.blocks}}
 			res, model := run(t, fixture{initial: initial, script: []fakemodel.Step{textStep}})
 			require.Equal(t, loop.Completed, res.Terminal)
