@@ -114,3 +114,29 @@ func TestGeometricDrawsAsTheUnitLoop(t *testing.T) {
 		assert.Equal(t, b.Uint64(), a.Uint64(), "%+v: the streams stay in step", d)
 	}
 }
+
+// TestGeometricTailAboveAPositiveMin: the count above Min keeps its
+// geometric tail past the unit loop, P(X - Min >= k) = p^k, when Min is
+// not 0 (the mean is Mean, not Mean - Min or Mean + Min).
+func TestGeometricTailAboveAPositiveMin(t *testing.T) {
+	const lo = 3 * geometricUnits
+	d := Geometric{Min: lo, Mean: lo + 2*geometricUnits, Max: math.MaxInt}
+	p := d.more()
+	r := rand.New(rand.NewPCG(11, 12))
+	const n = 20_000
+	draws := make([]int, n)
+	for i := range draws {
+		draws[i] = d.Draw(r)
+		require.GreaterOrEqual(t, draws[i], lo)
+	}
+	for _, k := range []int{geometricUnits, 2 * geometricUnits, 6 * geometricUnits} {
+		at := 0
+		for _, v := range draws {
+			if v-lo >= k {
+				at++
+			}
+		}
+		want := math.Pow(p, float64(k))
+		assert.InDelta(t, want*n, float64(at), 5*math.Sqrt(n*want*(1-want)), "P(X - Min >= %d)", k)
+	}
+}

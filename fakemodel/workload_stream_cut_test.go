@@ -145,3 +145,18 @@ func TestStreamErrorAfterContentZeroDrawsNothing(t *testing.T) {
 		failed = fails
 	}
 }
+
+// TestStreamErrorAfterContentOfAnEmptyReply: a cut that falls on an
+// empty reply has nothing to stream, so it comes before any content.
+func TestStreamErrorAfterContentOfAnEmptyReply(t *testing.T) {
+	w := calm(1_000)
+	w.Faults = Faults{StreamError: 1, StreamErrorAfterContent: 1, EmptyReply: 1}
+	e := w.Episode(Seeds{Workload: 5, Faults: 6}, 200_000, func() {})
+	for i := range 20 {
+		req := loop.Request{Purpose: loop.PurposeMain, MaxTokens: 64_000, InputTokens: 30_000, Messages: withIDs("a")}
+		blocks, re := streamOnce(t, e, req)
+		require.NotNil(t, re, "attempt %d", i)
+		assert.Equal(t, loop.ErrStream, re.Kind, "attempt %d", i)
+		assert.Empty(t, blocks, "attempt %d: an empty reply streams nothing before the cut", i)
+	}
+}
