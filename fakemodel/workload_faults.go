@@ -17,6 +17,25 @@ type namedRate struct {
 	share bool
 }
 
+// FaultRate is one of a [Faults]' probabilities with its JSON name.
+type FaultRate struct {
+	// Name is the field's JSON name (workload.faults.NAME).
+	Name string
+	// P is its probability.
+	P float64
+}
+
+// Rates lists f's probabilities with their JSON names, in declaration
+// order: every fault, so that a report or a tool need not list them again.
+func (f Faults) Rates() []FaultRate {
+	fields := f.fields()
+	out := make([]FaultRate, len(fields))
+	for i, x := range fields {
+		out[i] = FaultRate{Name: x.name, P: *x.p}
+	}
+	return out
+}
+
 // fields lists f's probabilities in declaration order.
 func (f *Faults) fields() []namedRate {
 	return []namedRate{

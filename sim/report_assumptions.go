@@ -78,27 +78,11 @@ func Assumptions(r *Result) []Assumption {
 // faultList writes the non-zero fault probabilities.
 func faultList(f fakemodel.Faults) string {
 	parts := []string{}
-	add := func(name string, p float64) {
-		if p > 0 {
-			parts = append(parts, name+" "+strconv.FormatFloat(p, 'g', 3, 64))
+	for _, r := range f.Rates() {
+		if r.P > 0 {
+			parts = append(parts, r.Name+" "+strconv.FormatFloat(r.P, 'g', 3, 64))
 		}
 	}
-	add("overloaded", f.Overloaded)
-	add("rate_limited", f.RateLimited)
-	add("server_error", f.ServerError)
-	add("connection", f.Connection)
-	add("stream_error", f.StreamError)
-	add("stream_error_after_content", f.StreamErrorAfterContent)
-	add("invalid_request", f.InvalidRequest)
-	add("persist", f.Persist)
-	add("media_too_large", f.MediaTooLarge)
-	add("malformed_tool_use", f.MalformedToolUse)
-	add("empty_reply", f.EmptyReply)
-	add("stop_hook_block", f.StopHookBlock)
-	add("stop_hook_repeat", f.StopHookRepeat)
-	add("stop_hook_prevent", f.StopHookPrevent)
-	add("tool_hook_stop", f.ToolHookStop)
-	add("abort", f.Abort)
 	if len(parts) == 0 {
 		return "none"
 	}
