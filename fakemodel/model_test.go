@@ -100,19 +100,19 @@ func TestFaults(t *testing.T) {
 		kind   loop.ErrorKind
 		status int
 	}{
-		{Step{Kind: PromptTooLong}, loop.ErrPromptTooLong, 400},
-		{Step{Kind: RequestTooLarge}, loop.ErrRequestTooLarge, 413},
-		{Step{Kind: MediaTooLarge}, loop.ErrMediaTooLarge, 400},
-		{Step{Kind: ImageSize}, loop.ErrImageSize, 0},
-		{Step{Kind: Overloaded}, loop.ErrOverloaded, 529},
-		{Step{Kind: FallbackTriggered}, loop.ErrFallbackTriggered, 529},
-		{Step{Kind: RateLimited, RetryAfterMS: 1500}, loop.ErrRateLimited, 429},
-		{Step{Kind: ServerError}, loop.ErrServer, 500},
-		{Step{Kind: ServerError, Status: 503}, loop.ErrServer, 503},
-		{Step{Kind: ConnectionDropped}, loop.ErrConnection, 0},
-		{Step{Kind: InvalidRequest, Message: "bad shape"}, loop.ErrInvalidRequest, 400},
-		{Step{Kind: OtherStatus, Status: 404}, loop.ErrOther, 404},
-		{Step{Kind: StreamError}, loop.ErrStream, 0},
+		{Step{Kind: PromptTooLong}, loop.KindPromptTooLong, 400},
+		{Step{Kind: RequestTooLarge}, loop.KindRequestTooLarge, 413},
+		{Step{Kind: MediaTooLarge}, loop.KindMediaTooLarge, 400},
+		{Step{Kind: ImageSize}, loop.KindImageSize, 0},
+		{Step{Kind: Overloaded}, loop.KindOverloaded, 529},
+		{Step{Kind: FallbackTriggered}, loop.KindFallbackTriggered, 529},
+		{Step{Kind: RateLimited, RetryAfterMS: 1500}, loop.KindRateLimited, 429},
+		{Step{Kind: ServerError}, loop.KindServer, 500},
+		{Step{Kind: ServerError, Status: 503}, loop.KindServer, 503},
+		{Step{Kind: ConnectionDropped}, loop.KindConnection, 0},
+		{Step{Kind: InvalidRequest, Message: "bad shape"}, loop.KindInvalidRequest, 400},
+		{Step{Kind: OtherStatus, Status: 404}, loop.KindOther, 404},
+		{Step{Kind: StreamError}, loop.KindStream, 0},
 	} {
 		t.Run(string(tc.step.Kind), func(t *testing.T) {
 			m := &Model{Window: 1000, Script: []Step{tc.step}}
@@ -189,7 +189,7 @@ func TestStreamErrorAfterK(t *testing.T) {
 	blocks, _, err := stream(t, m, req(10))
 	var re *loop.RequestError
 	require.ErrorAs(t, err, &re)
-	require.Equal(t, loop.ErrStream, re.Kind)
+	require.Equal(t, loop.KindStream, re.Kind)
 	require.Len(t, blocks, 3)
 	require.Equal(t, "part", blocks[0].Text)
 	require.Equal(t, "chunk 3", blocks[2].Text)

@@ -104,38 +104,38 @@ func play(s Step, req loop.Request, number, window int) (playback, error) {
 		}
 		return playback{err: loop.PromptTooLongError(input, maximum)}, nil
 	case RequestTooLarge:
-		return fault(loop.ErrRequestTooLarge, 413, "request exceeds the maximum allowed number of bytes"), nil
+		return fault(loop.KindRequestTooLarge, 413, "request exceeds the maximum allowed number of bytes"), nil
 	case MediaTooLarge:
-		return fault(loop.ErrMediaTooLarge, 400, "image exceeds 5 MB maximum"), nil
+		return fault(loop.KindMediaTooLarge, 400, "image exceeds 5 MB maximum"), nil
 	case ImageSize:
-		return fault(loop.ErrImageSize, 0, "image exceeds the maximum size checked before sending"), nil
+		return fault(loop.KindImageSize, 0, "image exceeds the maximum size checked before sending"), nil
 	case Overloaded:
-		return fault(loop.ErrOverloaded, 529, "overloaded"), nil
+		return fault(loop.KindOverloaded, 529, "overloaded"), nil
 	case FallbackTriggered:
-		p := fault(loop.ErrFallbackTriggered, 529, fmt.Sprintf("model %q is overloaded: switch to the fallback model", req.Model))
+		p := fault(loop.KindFallbackTriggered, 529, fmt.Sprintf("model %q is overloaded: switch to the fallback model", req.Model))
 		p.blocks, p.made = chunks(s, number)
 		return p, nil
 	case RateLimited:
-		return fault(loop.ErrRateLimited, 429, "rate limit exceeded"), nil
+		return fault(loop.KindRateLimited, 429, "rate limit exceeded"), nil
 	case ServerError:
 		status := s.Status
 		if status == 0 {
 			status = 500
 		}
-		return fault(loop.ErrServer, status, "internal server error"), nil
+		return fault(loop.KindServer, status, "internal server error"), nil
 	case ConnectionDropped:
-		p := fault(loop.ErrConnection, 0, "connection dropped before a response")
+		p := fault(loop.KindConnection, 0, "connection dropped before a response")
 		if s.After > 0 {
-			p = fault(loop.ErrConnection, 0, "connection dropped after "+blocksText(s.After))
+			p = fault(loop.KindConnection, 0, "connection dropped after "+blocksText(s.After))
 		}
 		p.blocks, p.made = chunks(s, number)
 		return p, nil
 	case InvalidRequest:
-		return fault(loop.ErrInvalidRequest, 400, "invalid request"), nil
+		return fault(loop.KindInvalidRequest, 400, "invalid request"), nil
 	case OtherStatus:
-		return fault(loop.ErrOther, s.Status, fmt.Sprintf("status %d", s.Status)), nil
+		return fault(loop.KindOther, s.Status, fmt.Sprintf("status %d", s.Status)), nil
 	case StreamError:
-		p := fault(loop.ErrStream, 0, "error event after "+blocksText(s.After))
+		p := fault(loop.KindStream, 0, "error event after "+blocksText(s.After))
 		p.blocks, p.made = chunks(s, number)
 		return p, nil
 	case Abort:

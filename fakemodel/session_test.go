@@ -56,7 +56,7 @@ func TestSessionOverflow(t *testing.T) {
 	_, err := s.Stream(context.Background(), loop.Request{Purpose: loop.PurposeMain, InputTokens: 100, MaxTokens: 10}, func(loop.Block) {})
 	var re *loop.RequestError
 	require.ErrorAs(t, err, &re)
-	assert.Equal(t, loop.ErrPromptTooLong, re.Kind)
+	assert.Equal(t, loop.KindPromptTooLong, re.Kind)
 }
 
 // sessionStream calls s.Stream and collects the blocks.

@@ -81,7 +81,7 @@ func TestConnectionDroppedMessage(t *testing.T) {
 		blocks, _, err := stream(t, m, req(10))
 		var re *loop.RequestError
 		require.ErrorAs(t, err, &re, "after %d", c.after)
-		assert.Equal(t, loop.ErrConnection, re.Kind, "after %d", c.after)
+		assert.Equal(t, loop.KindConnection, re.Kind, "after %d", c.after)
 		assert.Equal(t, c.want, re.Message, "after %d", c.after)
 		assert.Len(t, blocks, c.after, "after %d: blocks yielded", c.after)
 	}

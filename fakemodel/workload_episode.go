@@ -141,7 +141,7 @@ func (e *Episode) answer(ctx context.Context, req loop.Request, yield func(loop.
 	}
 	if e.media != "" {
 		if carries(req.Messages, e.media) {
-			return loop.Response{}, &loop.RequestError{Kind: loop.ErrRequestTooLarge, Status: 413,
+			return loop.Response{}, &loop.RequestError{Kind: loop.KindRequestTooLarge, Status: 413,
 				Message: "request too large: an image in the conversation exceeds the size limit"}
 		}
 		e.media = ""
@@ -177,7 +177,7 @@ func (e *Episode) cut(ctx context.Context, req loop.Request, yield func(loop.Blo
 	for _, b := range blocks[:n] {
 		yield(b)
 	}
-	return loop.Response{}, &loop.RequestError{Kind: loop.ErrStream, Message: "injected stream_error after " + blocksText(n)}
+	return loop.Response{}, &loop.RequestError{Kind: loop.KindStream, Message: "injected stream_error after " + blocksText(n)}
 }
 
 // apiFault draws the fault of one attempt, if any: the previous
@@ -195,8 +195,8 @@ func (e *Episode) apiFault() (cut bool, err error) {
 		kind loop.ErrorKind
 		p    float64
 	}{
-		{loop.ErrOverloaded, f.Overloaded}, {loop.ErrRateLimited, f.RateLimited}, {loop.ErrServer, f.ServerError},
-		{loop.ErrConnection, f.Connection}, {loop.ErrStream, f.StreamError}, {loop.ErrInvalidRequest, f.InvalidRequest},
+		{loop.KindOverloaded, f.Overloaded}, {loop.KindRateLimited, f.RateLimited}, {loop.KindServer, f.ServerError},
+		{loop.KindConnection, f.Connection}, {loop.KindStream, f.StreamError}, {loop.KindInvalidRequest, f.InvalidRequest},
 	} {
 		if u < k.p {
 			e.lastFault = k.kind
@@ -212,20 +212,20 @@ func (e *Episode) apiFault() (cut bool, err error) {
 // comes after content.
 func (e *Episode) afterContent(k loop.ErrorKind) bool {
 	p := e.faults.StreamErrorAfterContent
-	return k == loop.ErrStream && p > 0 && e.fault.Float64() < p
+	return k == loop.KindStream && p > 0 && e.fault.Float64() < p
 }
 
 // apiError is the error the API returns for a fault of kind k.
 func apiError(k loop.ErrorKind) error {
 	status := 0
 	switch k {
-	case loop.ErrOverloaded:
+	case loop.KindOverloaded:
 		status = 529
-	case loop.ErrRateLimited:
+	case loop.KindRateLimited:
 		status = 429
-	case loop.ErrServer:
+	case loop.KindServer:
 		status = 500
-	case loop.ErrInvalidRequest:
+	case loop.KindInvalidRequest:
 		status = 400
 	}
 	return &loop.RequestError{Kind: k, Status: status, Message: "injected " + string(k)}

@@ -92,7 +92,7 @@ func TestPromptTooLongOverTheWindow(t *testing.T) {
 		Messages: []loop.Message{{ID: "a", Role: loop.RoleUser}}}, func(loop.Block) {})
 	var re *loop.RequestError
 	require.ErrorAs(t, err, &re, "a request the size of the window")
-	assert.Equal(t, loop.ErrPromptTooLong, re.Kind, "a request the size of the window")
+	assert.Equal(t, loop.KindPromptTooLong, re.Kind, "a request the size of the window")
 	assert.Equal(t, 400, re.Status, "a request the size of the window")
 }
 
@@ -179,7 +179,7 @@ func TestMediaFailsUntilCompacted(t *testing.T) {
 		}
 	}
 	for _, f := range res.Trace {
-		if x, ok := f.(loop.RequestFailed); ok && x.Kind == loop.ErrRequestTooLarge {
+		if x, ok := f.(loop.RequestFailed); ok && x.Kind == loop.KindRequestTooLarge {
 			tooLarge++
 		}
 	}

@@ -19,8 +19,8 @@ import (
 func TestAPIFaultRates(t *testing.T) {
 	w := calm(3)
 	w.Faults = Faults{Overloaded: 0.1, RateLimited: 0.05, ServerError: 0.1, Connection: 0.15, StreamError: 0.05, InvalidRequest: 0.05}
-	rates := map[loop.ErrorKind]float64{loop.ErrOverloaded: 0.1, loop.ErrRateLimited: 0.05, loop.ErrServer: 0.1,
-		loop.ErrConnection: 0.15, loop.ErrStream: 0.05, loop.ErrInvalidRequest: 0.05}
+	rates := map[loop.ErrorKind]float64{loop.KindOverloaded: 0.1, loop.KindRateLimited: 0.05, loop.KindServer: 0.1,
+		loop.KindConnection: 0.15, loop.KindStream: 0.05, loop.KindInvalidRequest: 0.05}
 	within := func(what string, p float64, hits, n int) {
 		t.Helper()
 		sd := math.Sqrt(float64(n) * p * (1 - p))
@@ -134,7 +134,7 @@ func TestOversizedMediaFailsWhileCarried(t *testing.T) {
 	} {
 		var re *loop.RequestError
 		if assert.ErrorAs(t, ask(msgs...), &re, "a request carrying the image") {
-			assert.Equal(t, loop.ErrRequestTooLarge, re.Kind)
+			assert.Equal(t, loop.KindRequestTooLarge, re.Kind)
 			assert.Equal(t, 413, re.Status)
 		}
 	}

@@ -44,7 +44,7 @@ func TestStreamErrorAfterContentShare(t *testing.T) {
 			req := loop.Request{Purpose: loop.PurposeMain, MaxTokens: 64_000, InputTokens: 30_000, Messages: withIDs("a")}
 			blocks, re := streamOnce(t, e, req)
 			require.NotNil(t, re, "attempt %d: every attempt fails", i)
-			require.Equal(t, loop.ErrStream, re.Kind, "attempt %d", i)
+			require.Equal(t, loop.KindStream, re.Kind, "attempt %d", i)
 			if len(blocks) == 0 {
 				continue
 			}
@@ -79,7 +79,7 @@ func TestStreamErrorAfterContentCutsSummaries(t *testing.T) {
 	e := w.Episode(Seeds{Workload: 1, Faults: 2}, 200_000, func() {})
 	blocks, re := streamOnce(t, e, loop.Request{Purpose: loop.PurposeCompact, MaxTokens: 20_000, InputTokens: 30_000, Messages: withIDs("a")})
 	require.NotNil(t, re)
-	assert.Equal(t, loop.ErrStream, re.Kind)
+	assert.Equal(t, loop.KindStream, re.Kind)
 	require.Len(t, blocks, 1)
 	assert.Contains(t, blocks[0].Text, "<summary>")
 }
@@ -94,7 +94,7 @@ func TestStreamErrorAfterContentSparesNonStreaming(t *testing.T) {
 		blocks, re := streamOnce(t, e, loop.Request{Purpose: loop.PurposeMain, NonStreaming: true, MaxTokens: 21_333, InputTokens: 30_000,
 			Messages: withIDs("a")})
 		require.NotNil(t, re, "attempt %d", i)
-		assert.Equal(t, loop.ErrStream, re.Kind)
+		assert.Equal(t, loop.KindStream, re.Kind)
 		assert.Empty(t, blocks, "attempt %d", i)
 	}
 }
@@ -156,7 +156,7 @@ func TestStreamErrorAfterContentOfAnEmptyReply(t *testing.T) {
 		req := loop.Request{Purpose: loop.PurposeMain, MaxTokens: 64_000, InputTokens: 30_000, Messages: withIDs("a")}
 		blocks, re := streamOnce(t, e, req)
 		require.NotNil(t, re, "attempt %d", i)
-		assert.Equal(t, loop.ErrStream, re.Kind, "attempt %d", i)
+		assert.Equal(t, loop.KindStream, re.Kind, "attempt %d", i)
 		assert.Empty(t, blocks, "attempt %d: an empty reply streams nothing before the cut", i)
 	}
 }

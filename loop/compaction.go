@@ -126,14 +126,14 @@ func (c SummaryCompactor) Compact(ctx context.Context, req CompactRequest) (Comp
 				return CompactResult{}, fmt.Errorf("summary compactor: call %d: %w", calls, err)
 			}
 			switch {
-			case re.Kind == ErrPromptTooLong && c.DropOldestOnOverflow:
+			case re.Kind == KindPromptTooLong && c.DropOldestOnOverflow:
 				starts := Exchanges(older)
 				if len(starts) < 2 {
 					return CompactResult{}, fmt.Errorf("summary compactor: call %d: nothing left to drop: %w", calls, err)
 				}
 				older = older[starts[1]:]
 				continue
-			case re.Kind == ErrInvalidRequest:
+			case re.Kind == KindInvalidRequest:
 				continue
 			}
 			return CompactResult{}, fmt.Errorf("summary compactor: call %d: %w", calls, err)

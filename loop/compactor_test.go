@@ -84,7 +84,7 @@ func TestSummaryCompactorCallErrors(t *testing.T) {
 	assert.EqualError(t, err, "summary compactor: call 1: broken client")
 	assert.Len(t, caller.requests, 1, "a thrown error is not retried")
 
-	invalid := &loop.RequestError{Kind: loop.ErrInvalidRequest, Status: 400, Message: "bad"}
+	invalid := &loop.RequestError{Kind: loop.KindInvalidRequest, Status: 400, Message: "bad"}
 	caller = &scriptedCaller{errs: []error{invalid}, texts: []string{"", "<summary>s</summary>"}}
 	res, err := loop.SummaryCompactor{MaxCalls: 3}.Compact(t.Context(), loop.CompactRequest{Trigger: loop.TriggerAuto, Messages: msgs, Call: caller})
 	require.NoError(t, err)

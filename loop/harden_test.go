@@ -117,7 +117,7 @@ func TestResponseSizesAreChecked(t *testing.T) {
 			return loop.Response{StopReason: loop.StopEndTurn, Usage: loop.Usage{InputTokens: 10, OutputTokens: math.MaxInt64 - 5}}, nil
 		}, "response usage: output_tokens 9223372036854775802 is above 1099511627776"},
 		{"retry-after", func(ctx context.Context, req loop.Request, yield func(loop.Block)) (loop.Response, error) {
-			return loop.Response{}, &loop.RequestError{Kind: loop.ErrRateLimited, Status: 429, Message: "slow down", RetryAfterMS: math.MaxInt64}
+			return loop.Response{}, &loop.RequestError{Kind: loop.KindRateLimited, Status: 429, Message: "slow down", RetryAfterMS: math.MaxInt64}
 		}, "retry_after_ms 9223372036854775807 is outside 0..86400000"},
 		{"stop reason", func(ctx context.Context, req loop.Request, yield func(loop.Block)) (loop.Response, error) {
 			yield(text("done")[0])

@@ -173,7 +173,7 @@ func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutc
 
 		if re := asRequestError(err); re != nil {
 			switch {
-			case re.Kind == ErrFallbackTriggered && r.p.Fallback && r.cfg.FallbackModel.Name != "" && !r.fellBack:
+			case re.Kind == KindFallbackTriggered && r.p.Fallback && r.cfg.FallbackModel.Name != "" && !r.fellBack:
 				r.fellBack = true
 				from := s.ToolUseContext.Model
 				r.model = r.cfg.FallbackModel
@@ -188,15 +188,15 @@ func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutc
 				r.emit(Notice{Text: fmt.Sprintf("Switched from %s to %s (%s)", from, r.model.Name, re.Message)})
 				maxTokens = min(maxTokens, r.model.MaxOutputTokens)
 				continue
-			case re.Kind == ErrPromptTooLong || (re.Kind == ErrRequestTooLarge && !r.p.RequestTooLargeIsMedia):
+			case re.Kind == KindPromptTooLong || (re.Kind == KindRequestTooLarge && !r.p.RequestTooLargeIsMedia):
 				w := Withheld{Kind: WithheldPromptTooLong, Message: re.Error()}
 				r.emit(w)
 				return streamOutcome{withheld: &w}
-			case re.Kind == ErrMediaTooLarge || re.Kind == ErrRequestTooLarge:
+			case re.Kind == KindMediaTooLarge || re.Kind == KindRequestTooLarge:
 				w := Withheld{Kind: WithheldMedia, Message: re.Error()}
 				r.emit(w)
 				return streamOutcome{withheld: &w}
-			case re.Kind == ErrImageSize:
+			case re.Kind == KindImageSize:
 				return streamOutcome{terminal: r.failRequest(*s, mfq, msg, blocks, uses, ImageError, re.Error())}
 			case r.call.cut && keepsContent(blocks) && s.MaxOutputTokensRecoveryCount < r.p.MaxOutputRecoveries:
 				return streamOutcome{reply: msg, toolUses: uses, streamCut: true}

@@ -70,39 +70,48 @@ type ErrorKind string
 
 // The failures the loop and its retry layer tell apart.
 const (
-	// ErrPromptTooLong: 400 "prompt is too long: N tokens > M maximum".
-	ErrPromptTooLong ErrorKind = "prompt_too_long"
-	// ErrRequestTooLarge: 413 request too large.
-	ErrRequestTooLarge ErrorKind = "request_too_large"
-	// ErrMediaTooLarge: the API rejected an image or document as too
+	// KindPromptTooLong: 400 "prompt is too long: N tokens > M maximum".
+	KindPromptTooLong ErrorKind = "prompt_too_long"
+	// KindRequestTooLarge: 413 request too large.
+	KindRequestTooLarge ErrorKind = "request_too_large"
+	// KindMediaTooLarge: the API rejected an image or document as too
 	// large (withheld; reactive compaction may strip it).
-	ErrMediaTooLarge ErrorKind = "media_too_large"
-	// ErrImageSize: an image failed the size check before it was sent
+	KindMediaTooLarge ErrorKind = "media_too_large"
+	// KindImageSize: an image failed the size check before it was sent
 	// (image_error at once).
-	ErrImageSize ErrorKind = "image_size"
-	// ErrFallbackTriggered: repeated overload; switch to the fallback model.
-	ErrFallbackTriggered ErrorKind = "fallback_triggered"
-	// ErrOverloaded: 529.
-	ErrOverloaded ErrorKind = "overloaded"
-	// ErrRateLimited: 429.
-	ErrRateLimited ErrorKind = "rate_limited"
-	// ErrServer: 500 and other 5xx.
-	ErrServer ErrorKind = "server_error"
-	// ErrConnection: the connection dropped before a response.
-	ErrConnection ErrorKind = "connection"
-	// ErrInvalidRequest: any other 400.
-	ErrInvalidRequest ErrorKind = "invalid_request"
-	// ErrStream: an error event in the middle of a stream.
-	ErrStream ErrorKind = "stream_error"
-	// ErrOther: any other API error, by status.
-	ErrOther ErrorKind = "other"
+	KindImageSize ErrorKind = "image_size"
+	// KindFallbackTriggered: repeated overload; switch to the fallback model.
+	KindFallbackTriggered ErrorKind = "fallback_triggered"
+	// KindOverloaded: 529.
+	KindOverloaded ErrorKind = "overloaded"
+	// KindRateLimited: 429.
+	KindRateLimited ErrorKind = "rate_limited"
+	// KindServer: 500 and other 5xx.
+	KindServer ErrorKind = "server_error"
+	// KindConnection: the connection dropped before a response.
+	KindConnection ErrorKind = "connection"
+	// KindInvalidRequest: any other 400.
+	KindInvalidRequest ErrorKind = "invalid_request"
+	// KindStream: an error event in the middle of a stream.
+	KindStream ErrorKind = "stream_error"
+	// KindOther: any other API error, by status.
+	KindOther ErrorKind = "other"
+	// KindException: the model seam failed with an error that is not a
+	// [*RequestError] (a harness fault), as the trace's request_failed
+	// event names it.
+	KindException ErrorKind = "exception"
+	// KindAborted: the request was cut by the run's context (the user's
+	// abort), as the trace's request_failed event names it.
+	KindAborted ErrorKind = "aborted"
 )
 
-// ErrorKinds lists every kind in a fixed order.
+// ErrorKinds lists every kind a [*RequestError] carries, in a fixed
+// order. [KindException] and [KindAborted] name failures that are not
+// request errors and are not listed.
 var ErrorKinds = []ErrorKind{
-	ErrPromptTooLong, ErrRequestTooLarge, ErrMediaTooLarge, ErrImageSize, ErrFallbackTriggered,
-	ErrOverloaded, ErrRateLimited, ErrServer, ErrConnection, ErrInvalidRequest,
-	ErrStream, ErrOther,
+	KindPromptTooLong, KindRequestTooLarge, KindMediaTooLarge, KindImageSize, KindFallbackTriggered,
+	KindOverloaded, KindRateLimited, KindServer, KindConnection, KindInvalidRequest,
+	KindStream, KindOther,
 }
 
 // RequestError is a failed model request.
@@ -124,7 +133,7 @@ func (e *RequestError) Error() string {
 
 // PromptTooLongError is the 400 the API returns for an over-long prompt.
 func PromptTooLongError(tokens, maximum int) *RequestError {
-	return &RequestError{Kind: ErrPromptTooLong, Status: 400,
+	return &RequestError{Kind: KindPromptTooLong, Status: 400,
 		Message: fmt.Sprintf("prompt is too long: %d tokens > %d maximum", tokens, maximum)}
 }
 

@@ -38,10 +38,10 @@ func newCaller(r *run, seed uint64) *caller {
 // switch to the fallback model; it says what triggered it.
 func fallbackError(cause *RequestError, overloads int) *RequestError {
 	why := fmt.Sprintf("%d consecutive overloaded (529) responses", overloads)
-	if cause.Kind == ErrServer {
+	if cause.Kind == KindServer {
 		why = fmt.Sprintf("a server error (%d)", cause.Status)
 	}
-	return &RequestError{Kind: ErrFallbackTriggered, Status: cause.Status, Message: "fallback triggered by " + why}
+	return &RequestError{Kind: KindFallbackTriggered, Status: cause.Status, Message: "fallback triggered by " + why}
 }
 
 // send streams req, retrying per policy. It returns the blocks of the
@@ -60,13 +60,13 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 		if re == nil {
 			return blocks, resp, err
 		}
-		if re.Kind == ErrOverloaded {
+		if re.Kind == KindOverloaded {
 			overloads++
 		} else {
 			overloads = 0
 		}
-		if fallbackReady && ((re.Kind == ErrOverloaded && p.FallbackAfter529s > 0 && overloads >= p.FallbackAfter529s) ||
-			(re.Kind == ErrServer && p.FallbackOn500)) {
+		if fallbackReady && ((re.Kind == KindOverloaded && p.FallbackAfter529s > 0 && overloads >= p.FallbackAfter529s) ||
+			(re.Kind == KindServer && p.FallbackOn500)) {
 			return blocks, resp, fallbackError(re, overloads)
 		}
 		budget := p.APIRetries
@@ -74,7 +74,7 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 			budget = p.NonStreamingRetries
 		}
 		switch {
-		case re.Kind == ErrOverloaded && req.Purpose == PurposeMain && !fallbackReady &&
+		case re.Kind == KindOverloaded && req.Purpose == PurposeMain && !fallbackReady &&
 			p.OverloadedGiveUpAfter > 0 && overloads >= p.OverloadedGiveUpAfter:
 			return blocks, resp, err
 		case retryable(re.Kind) && retries < budget:
@@ -83,7 +83,7 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 			c.r.stats.RetryDelayMS += delay
 			c.r.emit(Retry{Attempt: attempt + 1, Reason: re.Kind, DelayMS: delay})
 			continue
-		case re.Kind == ErrStream && p.StreamErrorRecovery && !req.NonStreaming && len(blocks) > 0:
+		case re.Kind == KindStream && p.StreamErrorRecovery && !req.NonStreaming && len(blocks) > 0:
 			// cut after content: not the non-streaming attempt (a
 			// compaction call fails with it)
 			if onlyThinking(blocks) && thinkingResends < p.StreamErrorThinkingResends {
@@ -93,13 +93,13 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 			}
 			c.cut = true
 			return blocks, resp, err
-		case (re.Kind == ErrStream || re.Kind == ErrConnection && p.NonStreamingOnDrop) && p.NonStreamingFallback && !req.NonStreaming:
+		case (re.Kind == KindStream || re.Kind == KindConnection && p.NonStreamingOnDrop) && p.NonStreamingFallback && !req.NonStreaming:
 			req.NonStreaming = true
 			retries = 0
 			req.MaxTokens = min(req.MaxTokens, p.NonStreamingMaxTokens)
 			c.r.emit(Retry{Attempt: attempt + 1, Reason: re.Kind, NonStreaming: true})
 			continue
-		case re.Kind == ErrInvalidRequest && req.Purpose == PurposeMain && resends < p.InvalidRequestResends:
+		case re.Kind == KindInvalidRequest && req.Purpose == PurposeMain && resends < p.InvalidRequestResends:
 			resends++
 			c.r.emit(Retry{Attempt: attempt + 1, Reason: re.Kind})
 			continue
@@ -111,7 +111,7 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 // retryable kinds are retried with back-off: 429, 500, 529 and dropped
 // connections.
 func retryable(k ErrorKind) bool {
-	return k == ErrRateLimited || k == ErrServer || k == ErrOverloaded || k == ErrConnection
+	return k == KindRateLimited || k == KindServer || k == KindOverloaded || k == KindConnection
 }
 
 // backoff is the simulated delay before retry k (1-based), in ms.
@@ -241,7 +241,7 @@ func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []B
 	r.emit(RequestEvent{Purpose: req.Purpose, Model: req.Model, InputTokens: req.InputTokens, MaxTokens: req.MaxTokens,
 		Messages: len(req.Messages), Last: last, Attempt: attempt, NonStreaming: req.NonStreaming})
 	blocks, resp, err = c.stream(ctx, req)
-	if re := asRequestError(err); re != nil && re.Kind == ErrStream {
+	if re := asRequestError(err); re != nil && re.Kind == KindStream {
 		blocks = finishedBlocks(blocks)
 	}
 	if err == nil && ctx.Err() == nil {
@@ -256,12 +256,12 @@ func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []B
 	}
 	if err != nil {
 		r.stats.FailedInputTokens += req.InputTokens
-		ev := RequestFailed{Purpose: req.Purpose, Kind: "exception", Message: err.Error(), Blocks: len(blocks)}
+		ev := RequestFailed{Purpose: req.Purpose, Kind: KindException, Message: err.Error(), Blocks: len(blocks)}
 		if re := asRequestError(err); re != nil {
 			ev.Kind, ev.Status, ev.Message = re.Kind, re.Status, re.Message
 		}
 		if ctx.Err() != nil {
-			ev.Kind, ev.Message = "aborted", ctx.Err().Error()
+			ev.Kind, ev.Message = KindAborted, ctx.Err().Error()
 		}
 		r.emit(ev)
 		return blocks, resp, err

@@ -86,7 +86,7 @@ func TestNoRetryAfterAnAbort(t *testing.T) {
 	model := modelFunc(func(ctx context.Context, req loop.Request, yield func(loop.Block)) (loop.Response, error) {
 		calls++
 		cancel()
-		return loop.Response{}, &loop.RequestError{Kind: loop.ErrOverloaded, Status: 529, Message: "overloaded"}
+		return loop.Response{}, &loop.RequestError{Kind: loop.KindOverloaded, Status: 529, Message: "overloaded"}
 	})
 	res, err := loop.Run(ctx, loop.Config{Policy: cc(t), Model: model, Primary: opus, Tools: &fakemodel.Tools{}},
 		[]loop.Message{loop.UserText("go")})
@@ -109,7 +109,7 @@ func TestThinkingOnlyCutIsARetry(t *testing.T) {
 	cut := fakemodel.Step{Kind: fakemodel.StreamError, Thinking: "Let me look.", After: 1}
 	res, _ := ccRun(t, fixture{script: []fakemodel.Step{cut, textStep}})
 	require.Equal(t, loop.Completed, res.Terminal)
-	assert.Equal(t, []loop.Retry{{Attempt: 2, Reason: loop.ErrStream}}, events[loop.Retry](res.Trace))
+	assert.Equal(t, []loop.Retry{{Attempt: 2, Reason: loop.KindStream}}, events[loop.Retry](res.Trace))
 }
 
 // Back-off is min(base x 2^(k-1), max) for every retry k: a zero base
@@ -132,7 +132,7 @@ func TestRetryAfterOfOneMillisecond(t *testing.T) {
 	p := seedWith(t, "api_retries", "1", "backoff_jitter", "0")
 	res, _ := run(t, fixture{policy: p, script: []fakemodel.Step{{Kind: fakemodel.RateLimited, RetryAfterMS: 1}, textStep}})
 	require.Equal(t, loop.Completed, res.Terminal)
-	assert.Equal(t, []loop.Retry{{Attempt: 2, Reason: loop.ErrRateLimited, DelayMS: 1}}, events[loop.Retry](res.Trace))
+	assert.Equal(t, []loop.Retry{{Attempt: 2, Reason: loop.KindRateLimited, DelayMS: 1}}, events[loop.Retry](res.Trace))
 }
 
 // An invalid request is re-sent at once: each re-send is a retry event
@@ -140,7 +140,7 @@ func TestRetryAfterOfOneMillisecond(t *testing.T) {
 func TestInvalidRequestResendsAreRetries(t *testing.T) {
 	res, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.InvalidRequest, Repeat: 2}, textStep}})
 	require.Equal(t, loop.Completed, res.Terminal)
-	assert.Equal(t, []loop.Retry{{Attempt: 2, Reason: loop.ErrInvalidRequest}, {Attempt: 3, Reason: loop.ErrInvalidRequest}},
+	assert.Equal(t, []loop.Retry{{Attempt: 2, Reason: loop.KindInvalidRequest}, {Attempt: 3, Reason: loop.KindInvalidRequest}},
 		events[loop.Retry](res.Trace))
 }
 
@@ -150,5 +150,5 @@ func TestRetryAfterOfADay(t *testing.T) {
 	p := seedWith(t, "api_retries", "1", "backoff_jitter", "0")
 	res, _ := run(t, fixture{policy: p, script: []fakemodel.Step{{Kind: fakemodel.RateLimited, RetryAfterMS: loop.MaxRetryAfterMS}, textStep}})
 	require.Equal(t, loop.Completed, res.Terminal)
-	assert.Equal(t, []loop.Retry{{Attempt: 2, Reason: loop.ErrRateLimited, DelayMS: loop.MaxRetryAfterMS}}, events[loop.Retry](res.Trace))
+	assert.Equal(t, []loop.Retry{{Attempt: 2, Reason: loop.KindRateLimited, DelayMS: loop.MaxRetryAfterMS}}, events[loop.Retry](res.Trace))
 }

@@ -130,8 +130,8 @@ func TestDescribe(t *testing.T) {
 }
 
 func TestRequestErrorText(t *testing.T) {
-	assert.Equal(t, "529 overloaded: busy", (&loop.RequestError{Kind: loop.ErrOverloaded, Status: 529, Message: "busy"}).Error())
-	assert.Equal(t, "connection: reset", (&loop.RequestError{Kind: loop.ErrConnection, Message: "reset"}).Error())
+	assert.Equal(t, "529 overloaded: busy", (&loop.RequestError{Kind: loop.KindOverloaded, Status: 529, Message: "busy"}).Error())
+	assert.Equal(t, "connection: reset", (&loop.RequestError{Kind: loop.KindConnection, Message: "reset"}).Error())
 }
 
 // Collapse under its thresholds changes nothing and records no stage.

@@ -177,7 +177,7 @@ func (m *driverModel) Stream(ctx context.Context, req loop.Request, yield func(l
 	}
 	cut := func(b loop.Block) (loop.Response, error) {
 		yield(b)
-		return loop.Response{}, &loop.RequestError{Kind: loop.ErrStream, Message: "error event after content"}
+		return loop.Response{}, &loop.RequestError{Kind: loop.KindStream, Message: "error event after content"}
 	}
 	usage := loop.Usage{InputTokens: req.InputTokens, OutputTokens: h.Output}
 	if h.Context > 0 {
@@ -206,13 +206,13 @@ func (m *driverModel) Stream(ctx context.Context, req loop.Request, yield func(l
 	case ReplyPromptTooLong:
 		return loop.Response{}, loop.PromptTooLongError(req.InputTokens, 1)
 	case ReplyMedia:
-		return loop.Response{}, &loop.RequestError{Kind: loop.ErrMediaTooLarge, Status: 400, Message: "image too large"}
+		return loop.Response{}, &loop.RequestError{Kind: loop.KindMediaTooLarge, Status: 400, Message: "image too large"}
 	case ReplyRequestTooLarge:
-		return loop.Response{}, &loop.RequestError{Kind: loop.ErrRequestTooLarge, Status: 413, Message: "request too large"}
+		return loop.Response{}, &loop.RequestError{Kind: loop.KindRequestTooLarge, Status: 413, Message: "request too large"}
 	case ReplyImage:
-		return loop.Response{}, &loop.RequestError{Kind: loop.ErrImageSize, Message: "image size"}
+		return loop.Response{}, &loop.RequestError{Kind: loop.KindImageSize, Message: "image size"}
 	case ReplyAPIError:
-		return loop.Response{}, &loop.RequestError{Kind: loop.ErrOverloaded, Status: 529, Message: "overloaded"}
+		return loop.Response{}, &loop.RequestError{Kind: loop.KindOverloaded, Status: 529, Message: "overloaded"}
 	case ReplyAborted:
 		d.cancel()
 		return loop.Response{}, ctx.Err()
@@ -296,8 +296,8 @@ func (c *driverCollapser) Drain(in loop.CollapseInput) loop.CollapseResult {
 
 // failureStatus is the HTTP status the driver sends with each failure.
 var failureStatus = map[loop.ErrorKind]int{
-	loop.ErrRateLimited: 429, loop.ErrServer: 500, loop.ErrOverloaded: 529,
-	loop.ErrInvalidRequest: 400, loop.ErrFallbackTriggered: 529,
+	loop.KindRateLimited: 429, loop.KindServer: 500, loop.KindOverloaded: 529,
+	loop.KindInvalidRequest: 400, loop.KindFallbackTriggered: 529,
 }
 
 // requestModels is the current iteration's main requests, as

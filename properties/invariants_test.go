@@ -220,7 +220,7 @@ func TestNoHooksAfterErrors(t *testing.T) {
 	p := loop.Seed()
 	hook := loop.StopHook{Outcome: loop.HookPass}
 	main := loop.RequestEvent{Purpose: loop.PurposeMain}
-	failed := loop.RequestFailed{Purpose: loop.PurposeMain, Kind: loop.ErrOverloaded}
+	failed := loop.RequestFailed{Purpose: loop.PurposeMain, Kind: loop.KindOverloaded}
 	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, failed, loop.Retry{}, main, loop.ResponseEvent{}, hook))
 	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, failed, hook), 3)
 	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, loop.Withheld{Kind: loop.WithheldMedia}, hook), 3)

@@ -26,7 +26,7 @@ type RetryResult struct {
 }
 
 // The failures of a stream cut by an error event after content, as
-// Attempts lists them for the stream-cut replies (an ErrStream in
+// Attempts lists them for the stream-cut replies (an KindStream in
 // Happened.Failures comes before any content).
 const (
 	// CutAfterContent: an error event after a text or tool_use block.
@@ -38,14 +38,14 @@ const (
 // streamError reports whether k is an error event mid-stream, before or
 // after content.
 func streamError(k loop.ErrorKind) bool {
-	return k == loop.ErrStream || k == CutAfterContent || k == CutAfterThinking
+	return k == loop.KindStream || k == CutAfterContent || k == CutAfterThinking
 }
 
 // apiRetryable are the failures retried with back-off: 429, 500, 529 and
 // dropped connections (PROFILE §7).
 func apiRetryable(k loop.ErrorKind) bool {
 	switch k {
-	case loop.ErrRateLimited, loop.ErrServer, loop.ErrOverloaded, loop.ErrConnection:
+	case loop.KindRateLimited, loop.KindServer, loop.KindOverloaded, loop.KindConnection:
 		return true
 	}
 	return false
@@ -83,20 +83,20 @@ func RetryLayer(p loop.Policy, hasFallback, fellBack bool, failures []loop.Error
 	res := RetryResult{FellBack: fellBack}
 	retries, resends, overloads, nonStreaming, thinking := 0, 0, 0, false, 0
 	for _, k := range failures {
-		if k == loop.ErrOverloaded {
+		if k == loop.KindOverloaded {
 			overloads++
 		} else {
 			overloads = 0
 		}
 		canSwitch := p.Fallback && hasFallback && !res.FellBack
 		switch {
-		case canSwitch && (k == loop.ErrFallbackTriggered ||
-			(k == loop.ErrOverloaded && p.FallbackAfter529s > 0 && overloads >= p.FallbackAfter529s) ||
-			(k == loop.ErrServer && p.FallbackOn500)):
+		case canSwitch && (k == loop.KindFallbackTriggered ||
+			(k == loop.KindOverloaded && p.FallbackAfter529s > 0 && overloads >= p.FallbackAfter529s) ||
+			(k == loop.KindServer && p.FallbackOn500)):
 			res.FellBack = true
 			res.Actions = append(res.Actions, "fallback")
 			retries, resends, overloads, nonStreaming = 0, 0, 0, false
-		case k == loop.ErrOverloaded && !canSwitch && p.OverloadedGiveUpAfter > 0 && overloads >= p.OverloadedGiveUpAfter:
+		case k == loop.KindOverloaded && !canSwitch && p.OverloadedGiveUpAfter > 0 && overloads >= p.OverloadedGiveUpAfter:
 			res.Failed = k
 			return res
 		case apiRetryable(k) && retries < budget(p, nonStreaming):
@@ -105,20 +105,20 @@ func RetryLayer(p loop.Policy, hasFallback, fellBack bool, failures []loop.Error
 		case (k == CutAfterContent || k == CutAfterThinking) && p.StreamErrorRecovery && !nonStreaming:
 			if k == CutAfterThinking && thinking < p.StreamErrorThinkingResends {
 				thinking++
-				res.Actions = append(res.Actions, "retry "+string(loop.ErrStream))
+				res.Actions = append(res.Actions, "retry "+string(loop.KindStream))
 				continue
 			}
 			res.Failed, res.Cut = k, k == CutAfterContent
 			return res
-		case (streamError(k) || k == loop.ErrConnection && p.NonStreamingOnDrop) && p.NonStreamingFallback && !nonStreaming:
+		case (streamError(k) || k == loop.KindConnection && p.NonStreamingOnDrop) && p.NonStreamingFallback && !nonStreaming:
 			nonStreaming = true
 			retries = 0
 			name := k
 			if streamError(k) {
-				name = loop.ErrStream
+				name = loop.KindStream
 			}
 			res.Actions = append(res.Actions, "non_streaming "+string(name))
-		case k == loop.ErrInvalidRequest && resends < p.InvalidRequestResends:
+		case k == loop.KindInvalidRequest && resends < p.InvalidRequestResends:
 			resends++
 			res.Actions = append(res.Actions, "retry "+string(k))
 		default:
@@ -170,7 +170,7 @@ func (h Happened) Attempts(p loop.Policy) []loop.ErrorKind {
 	out := make([]loop.ErrorKind, 0, len(h.Failures)+n)
 	out = append(out, h.Failures...)
 	for range n {
-		out = append(out, loop.ErrOverloaded)
+		out = append(out, loop.KindOverloaded)
 	}
 	return out
 }

@@ -195,8 +195,8 @@ func applyChanges(s *RefState, changes []loop.FieldChange) error {
 // failureKinds are the failures the retry layer tells apart, in a fixed
 // order.
 var failureKinds = []loop.ErrorKind{
-	loop.ErrRateLimited, loop.ErrServer, loop.ErrOverloaded, loop.ErrConnection,
-	loop.ErrInvalidRequest, loop.ErrStream, loop.ErrFallbackTriggered,
+	loop.KindRateLimited, loop.KindServer, loop.KindOverloaded, loop.KindConnection,
+	loop.KindInvalidRequest, loop.KindStream, loop.KindFallbackTriggered,
 }
 
 // failuresGen draws what a main request meets before its reply: mostly

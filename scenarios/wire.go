@@ -243,9 +243,9 @@ func responseAnswer(r loop.ResponseEvent) string {
 // failureAnswer labels a failed request as the server answers its kind.
 func failureAnswer(f loop.RequestFailed, stream bool) string {
 	switch f.Kind {
-	case loop.ErrConnection:
+	case loop.KindConnection:
 		return "drop"
-	case loop.ErrStream:
+	case loop.KindStream:
 		if stream {
 			return "stream_error"
 		}

@@ -22,7 +22,7 @@ import (
 // events is how many stream events arrived before it (-1: not a stream).
 func failure(err error, events int) error {
 	if re := Classify(err); re != nil {
-		if re.Kind == loop.ErrConnection && events > 0 {
+		if re.Kind == loop.KindConnection && events > 0 {
 			re.Message = fmt.Sprintf("the connection dropped after %d stream events: %s", events, re.Message)
 		}
 		return re
@@ -40,7 +40,7 @@ func Classify(err error) *loop.RequestError {
 		return classifyAPI(aerr)
 	}
 	if connectionFailed(err) {
-		return &loop.RequestError{Kind: loop.ErrConnection, Message: err.Error()}
+		return &loop.RequestError{Kind: loop.KindConnection, Message: err.Error()}
 	}
 	return nil
 }
@@ -62,23 +62,23 @@ func classifyAPI(aerr *anthropic.Error) *loop.RequestError {
 	switch {
 	case status >= 200 && status < 300:
 		// an error event in a stream the API had accepted
-		re.Kind, re.Status = loop.ErrStream, 0
+		re.Kind, re.Status = loop.KindStream, 0
 	case status == http.StatusBadRequest && strings.Contains(strings.ToLower(msg), "prompt is too long"):
-		re.Kind = loop.ErrPromptTooLong
+		re.Kind = loop.KindPromptTooLong
 	case status == http.StatusBadRequest && mediaTooLarge(aerr, msg):
-		re.Kind = loop.ErrMediaTooLarge
+		re.Kind = loop.KindMediaTooLarge
 	case status == http.StatusBadRequest:
-		re.Kind = loop.ErrInvalidRequest
+		re.Kind = loop.KindInvalidRequest
 	case status == http.StatusRequestEntityTooLarge:
-		re.Kind = loop.ErrRequestTooLarge
+		re.Kind = loop.KindRequestTooLarge
 	case status == http.StatusTooManyRequests:
-		re.Kind = loop.ErrRateLimited
+		re.Kind = loop.KindRateLimited
 	case status == 529:
-		re.Kind = loop.ErrOverloaded
+		re.Kind = loop.KindOverloaded
 	case status >= 500 && status <= 599:
-		re.Kind = loop.ErrServer
+		re.Kind = loop.KindServer
 	default:
-		re.Kind = loop.ErrOther
+		re.Kind = loop.KindOther
 	}
 	return re
 }

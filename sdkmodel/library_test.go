@@ -151,7 +151,7 @@ func traceLines(t *testing.T, tr loop.Trace) []string {
 	t.Helper()
 	norm := make(loop.Trace, len(tr))
 	for i, e := range tr {
-		if f, ok := e.(loop.RequestFailed); ok && f.Kind == loop.ErrConnection {
+		if f, ok := e.(loop.RequestFailed); ok && f.Kind == loop.KindConnection {
 			f.Message = "(connection dropped)"
 			e = f
 		}

@@ -156,7 +156,7 @@ func (m *Model) stream(ctx context.Context, params anthropic.MessageNewParams, y
 		return loop.Response{}, failure(err, acc.events)
 	}
 	if !acc.stopped {
-		return loop.Response{}, &loop.RequestError{Kind: loop.ErrConnection,
+		return loop.Response{}, &loop.RequestError{Kind: loop.KindConnection,
 			Message: fmt.Sprintf("the stream ended after %d events without message_stop", acc.events)}
 	}
 	return acc.response(), nil

@@ -157,31 +157,31 @@ func TestErrorKinds(t *testing.T) {
 		nonStrm bool
 	}{
 		{"prompt too long", jsonAnswer(400, errorBody("invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum")),
-			loop.RequestError{Kind: loop.ErrPromptTooLong, Status: 400, Message: "prompt is too long: 210000 tokens > 200000 maximum"}, false},
+			loop.RequestError{Kind: loop.KindPromptTooLong, Status: 400, Message: "prompt is too long: 210000 tokens > 200000 maximum"}, false},
 		{"413", jsonAnswer(413, errorBody("request_too_large", "request exceeds the maximum allowed number of bytes")),
-			loop.RequestError{Kind: loop.ErrRequestTooLarge, Status: 413, Message: "request exceeds the maximum allowed number of bytes"}, false},
+			loop.RequestError{Kind: loop.KindRequestTooLarge, Status: 413, Message: "request exceeds the maximum allowed number of bytes"}, false},
 		{"media too large", jsonAnswer(400, errorBody("invalid_request_error", "messages.0.content.1.image.source.base64: image exceeds 5 MB maximum")),
-			loop.RequestError{Kind: loop.ErrMediaTooLarge, Status: 400, Message: "messages.0.content.1.image.source.base64: image exceeds 5 MB maximum"}, false},
+			loop.RequestError{Kind: loop.KindMediaTooLarge, Status: 400, Message: "messages.0.content.1.image.source.base64: image exceeds 5 MB maximum"}, false},
 		{"other 400", jsonAnswer(400, errorBody("invalid_request_error", "messages.1: tool_use ids were found without tool_result blocks")),
-			loop.RequestError{Kind: loop.ErrInvalidRequest, Status: 400, Message: "messages.1: tool_use ids were found without tool_result blocks"}, false},
+			loop.RequestError{Kind: loop.KindInvalidRequest, Status: 400, Message: "messages.1: tool_use ids were found without tool_result blocks"}, false},
 		{"429 retry-after seconds", jsonAnswer(429, errorBody("rate_limit_error", "rate limit exceeded"), "retry-after", "7"),
-			loop.RequestError{Kind: loop.ErrRateLimited, Status: 429, Message: "rate limit exceeded", RetryAfterMS: 7000}, false},
+			loop.RequestError{Kind: loop.KindRateLimited, Status: 429, Message: "rate limit exceeded", RetryAfterMS: 7000}, false},
 		{"429 retry-after-ms wins", jsonAnswer(429, errorBody("rate_limit_error", "slow down"), "retry-after", "2", "retry-after-ms", "1500"),
-			loop.RequestError{Kind: loop.ErrRateLimited, Status: 429, Message: "slow down", RetryAfterMS: 1500}, false},
+			loop.RequestError{Kind: loop.KindRateLimited, Status: 429, Message: "slow down", RetryAfterMS: 1500}, false},
 		{"429 http date ignored", jsonAnswer(429, errorBody("rate_limit_error", "slow down"), "retry-after", "Wed, 21 Oct 2015 07:28:00 GMT"),
-			loop.RequestError{Kind: loop.ErrRateLimited, Status: 429, Message: "slow down"}, false},
+			loop.RequestError{Kind: loop.KindRateLimited, Status: 429, Message: "slow down"}, false},
 		{"500", jsonAnswer(500, errorBody("api_error", "internal server error")),
-			loop.RequestError{Kind: loop.ErrServer, Status: 500, Message: "internal server error"}, false},
+			loop.RequestError{Kind: loop.KindServer, Status: 500, Message: "internal server error"}, false},
 		{"503", jsonAnswer(503, errorBody("api_error", "unavailable")),
-			loop.RequestError{Kind: loop.ErrServer, Status: 503, Message: "unavailable"}, false},
+			loop.RequestError{Kind: loop.KindServer, Status: 503, Message: "unavailable"}, false},
 		{"529", jsonAnswer(529, errorBody("overloaded_error", "overloaded")),
-			loop.RequestError{Kind: loop.ErrOverloaded, Status: 529, Message: "overloaded"}, false},
+			loop.RequestError{Kind: loop.KindOverloaded, Status: 529, Message: "overloaded"}, false},
 		{"529 non-streaming", jsonAnswer(529, errorBody("overloaded_error", "overloaded")),
-			loop.RequestError{Kind: loop.ErrOverloaded, Status: 529, Message: "overloaded"}, true},
+			loop.RequestError{Kind: loop.KindOverloaded, Status: 529, Message: "overloaded"}, true},
 		{"401", jsonAnswer(401, errorBody("authentication_error", "invalid x-api-key")),
-			loop.RequestError{Kind: loop.ErrOther, Status: 401, Message: "invalid x-api-key"}, false},
+			loop.RequestError{Kind: loop.KindOther, Status: 401, Message: "invalid x-api-key"}, false},
 		{"not JSON", jsonAnswer(502, "<html>bad gateway</html>"),
-			loop.RequestError{Kind: loop.ErrServer, Status: 502, Message: "<html>bad gateway</html>"}, false},
+			loop.RequestError{Kind: loop.KindServer, Status: 502, Message: "<html>bad gateway</html>"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(t, tc.answer, textReply("never", 1, 1))
@@ -206,7 +206,7 @@ func TestMidStreamError(t *testing.T) {
 	blocks, _, err := collect(t, s.model(t, sdkmodel.Config{}), mainRequest())
 	var re *loop.RequestError
 	require.ErrorAs(t, err, &re)
-	assert.Equal(t, loop.RequestError{Kind: loop.ErrStream, Message: "Overloaded"}, *re)
+	assert.Equal(t, loop.RequestError{Kind: loop.KindStream, Message: "Overloaded"}, *re)
 	assert.Equal(t, []loop.Block{{Type: loop.BlockText, Text: "chunk 1"}}, blocks)
 	assert.Len(t, s.received(), 1)
 }
@@ -219,7 +219,7 @@ func TestConnectionFailures(t *testing.T) {
 		blocks, _, err := collect(t, s.model(t, sdkmodel.Config{}), mainRequest())
 		var re *loop.RequestError
 		require.ErrorAs(t, err, &re)
-		assert.Equal(t, loop.ErrConnection, re.Kind)
+		assert.Equal(t, loop.KindConnection, re.Kind)
 		assert.Zero(t, re.Status)
 		assert.Contains(t, re.Message, "after 4 stream events")
 		assert.Equal(t, []loop.Block{{Type: loop.BlockText, Text: "partial"}}, blocks)
@@ -230,7 +230,7 @@ func TestConnectionFailures(t *testing.T) {
 		_, _, err := collect(t, s.model(t, sdkmodel.Config{}), mainRequest())
 		var re *loop.RequestError
 		require.ErrorAs(t, err, &re)
-		assert.Equal(t, loop.ErrConnection, re.Kind)
+		assert.Equal(t, loop.KindConnection, re.Kind)
 		assert.Len(t, s.received(), 1)
 	})
 	t.Run("dropped non-streaming", func(t *testing.T) {
@@ -240,14 +240,14 @@ func TestConnectionFailures(t *testing.T) {
 		_, _, err := collect(t, s.model(t, sdkmodel.Config{}), req)
 		var re *loop.RequestError
 		require.ErrorAs(t, err, &re)
-		assert.Equal(t, loop.ErrConnection, re.Kind)
+		assert.Equal(t, loop.KindConnection, re.Kind)
 	})
 	t.Run("no message_stop", func(t *testing.T) {
 		s := newServer(t, streamAnswer(concat(messageStart(10, 0, 0), textBlock(0, "all"))...))
 		_, _, err := collect(t, s.model(t, sdkmodel.Config{}), mainRequest())
 		var re *loop.RequestError
 		require.ErrorAs(t, err, &re)
-		assert.Equal(t, loop.RequestError{Kind: loop.ErrConnection, Message: "the stream ended after 4 events without message_stop"}, *re)
+		assert.Equal(t, loop.RequestError{Kind: loop.KindConnection, Message: "the stream ended after 4 events without message_stop"}, *re)
 	})
 	t.Run("nobody listening", func(t *testing.T) {
 		s := newServer(t)
@@ -258,7 +258,7 @@ func TestConnectionFailures(t *testing.T) {
 		_, _, err = collect(t, m, mainRequest())
 		var re *loop.RequestError
 		require.ErrorAs(t, err, &re)
-		assert.Equal(t, loop.ErrConnection, re.Kind)
+		assert.Equal(t, loop.KindConnection, re.Kind)
 	})
 }
 

@@ -53,7 +53,7 @@ func TestStreamCutsAfterContent(t *testing.T) {
 	}
 	nonStreaming := func(e loop.Event) bool {
 		x, ok := e.(loop.Retry)
-		return ok && x.Reason == loop.ErrStream && x.NonStreaming
+		return ok && x.Reason == loop.KindStream && x.NonStreaming
 	}
 
 	var kept, retried int64

@@ -32,20 +32,20 @@ const (
 // it can only be the API's rejection of the image.
 func StatusOf(e *loop.RequestError) (int, string) {
 	switch e.Kind {
-	case loop.ErrPromptTooLong, loop.ErrMediaTooLarge, loop.ErrInvalidRequest, loop.ErrImageSize:
+	case loop.KindPromptTooLong, loop.KindMediaTooLarge, loop.KindInvalidRequest, loop.KindImageSize:
 		return 400, InvalidRequestError
-	case loop.ErrRequestTooLarge:
+	case loop.KindRequestTooLarge:
 		return 413, RequestTooLarge
-	case loop.ErrRateLimited:
+	case loop.KindRateLimited:
 		return 429, RateLimitError
-	case loop.ErrOverloaded, loop.ErrFallbackTriggered:
+	case loop.KindOverloaded, loop.KindFallbackTriggered:
 		return 529, OverloadedError
-	case loop.ErrServer:
+	case loop.KindServer:
 		if e.Status >= 500 && e.Status <= 599 {
 			return e.Status, typeOfStatus(e.Status)
 		}
 		return 500, APIError
-	case loop.ErrOther:
+	case loop.KindOther:
 		if e.Status >= 400 && e.Status <= 599 {
 			return e.Status, typeOfStatus(e.Status)
 		}

@@ -75,7 +75,7 @@ func (h *Handler) play(ctx context.Context, d *Decoded) answer {
 		a.out = outAbort
 		rec.Answer = "abort"
 		rec.Status = 200
-	case errors.As(err, &re) && re.Kind == loop.ErrConnection:
+	case errors.As(err, &re) && re.Kind == loop.KindConnection:
 		a.out, a.err = outDrop, re
 		rec.Answer = "drop"
 		if d.Stream && len(blocks) > 0 {
@@ -105,7 +105,7 @@ func (h *Handler) play(ctx context.Context, d *Decoded) answer {
 // streamsFirst reports whether an error is sent as an error event after a
 // stream has started: it follows content blocks.
 func streamsFirst(re *loop.RequestError, blocks []loop.Block, stream bool) bool {
-	return stream && (re.Kind == loop.ErrStream || len(blocks) > 0)
+	return stream && (re.Kind == loop.KindStream || len(blocks) > 0)
 }
 
 // replyLabel is a successful answer in the profile's notation.

@@ -212,11 +212,11 @@ func checkResponse(r *report, what string, req loop.Request, resp loop.Response)
 
 // statusOf is the status each kind implies, where it implies one.
 var statusOf = map[loop.ErrorKind]int{
-	loop.ErrPromptTooLong:   400,
-	loop.ErrRequestTooLarge: 413,
-	loop.ErrRateLimited:     429,
-	loop.ErrOverloaded:      529,
-	loop.ErrInvalidRequest:  400,
+	loop.KindPromptTooLong:   400,
+	loop.KindRequestTooLarge: 413,
+	loop.KindRateLimited:     429,
+	loop.KindOverloaded:      529,
+	loop.KindInvalidRequest:  400,
 }
 
 func checkRequestError(r *report, what string, req loop.Request, e *loop.RequestError) {
@@ -232,13 +232,13 @@ func checkRequestError(r *report, what string, req loop.Request, e *loop.Request
 	if want, ok := statusOf[e.Kind]; ok && e.Status != want {
 		r.errorf("%s: RequestError %s has status %d, want %d", what, e.Kind, e.Status, want)
 	}
-	if e.Kind == loop.ErrServer && (e.Status < 500 || e.Status > 599) {
+	if e.Kind == loop.KindServer && (e.Status < 500 || e.Status > 599) {
 		r.errorf("%s: RequestError %s has status %d, want 5xx", what, e.Kind, e.Status)
 	}
 	if e.RetryAfterMS < 0 {
 		r.errorf("%s: RequestError %s has a negative retry-after %d", what, e.Kind, e.RetryAfterMS)
 	}
-	if e.Kind == loop.ErrPromptTooLong {
+	if e.Kind == loop.KindPromptTooLong {
 		var n, m int
 		var rest string
 		k, _ := fmt.Sscanf(e.Message+" .", "prompt is too long: %d tokens > %d maximum %s", &n, &m, &rest)

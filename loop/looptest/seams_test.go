@@ -33,7 +33,7 @@ func (m *model) Stream(ctx context.Context, req loop.Request, yield func(loop.Bl
 	case 2:
 		return loop.Response{}, loop.PromptTooLongError(req.InputTokens, 100)
 	case 4:
-		return loop.Response{}, &loop.RequestError{Kind: loop.ErrRateLimited, Status: 429, Message: "slow down", RetryAfterMS: 10}
+		return loop.Response{}, &loop.RequestError{Kind: loop.KindRateLimited, Status: 429, Message: "slow down", RetryAfterMS: 10}
 	}
 	blocks := []loop.Block{{Type: loop.BlockText, Text: "working"}}
 	stop := loop.StopEndTurn
@@ -89,10 +89,10 @@ func TestCheckModel(t *testing.T) {
 			return loop.Response{StopReason: "paused"}, nil, true
 		}, "unknown stop reason"},
 		{"wrong status", func(_ *model, ctx context.Context, _ loop.Request, _ func(loop.Block)) (loop.Response, error, bool) {
-			return loop.Response{}, &loop.RequestError{Kind: loop.ErrOverloaded, Status: 500, Message: "x"}, ctx.Err() == nil
+			return loop.Response{}, &loop.RequestError{Kind: loop.KindOverloaded, Status: 500, Message: "x"}, ctx.Err() == nil
 		}, "want 529"},
 		{"malformed prompt-too-long", func(_ *model, ctx context.Context, _ loop.Request, _ func(loop.Block)) (loop.Response, error, bool) {
-			return loop.Response{}, &loop.RequestError{Kind: loop.ErrPromptTooLong, Status: 400, Message: "too long"}, ctx.Err() == nil
+			return loop.Response{}, &loop.RequestError{Kind: loop.KindPromptTooLong, Status: 400, Message: "too long"}, ctx.Err() == nil
 		}, "does not read"},
 		{"unknown kind", func(_ *model, ctx context.Context, _ loop.Request, _ func(loop.Block)) (loop.Response, error, bool) {
 			return loop.Response{}, &loop.RequestError{Kind: "weird", Message: "x"}, ctx.Err() == nil
