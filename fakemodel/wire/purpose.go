@@ -1,0 +1,43 @@
+package wire
+
+import (
+	"strings"
+
+	"github.com/loopsim/loopsim/loop"
+)
+
+// SummaryTag is what marks a compaction request (see [PurposeOf]).
+const SummaryTag = "<summary>"
+
+// PurposeOf tells a compaction request from a main one by this rule: a
+// request is a compaction request when its last message is a user
+// message with a text block (or a tool_result's text) that asks for a
+// summary in tags: it holds [SummaryTag] but does not begin with it or
+// with <analysis> (after white space), which is how a summary, as
+// opposed to the request for one, reads. A summarise instruction asks
+// for the summary between summary tags: the loop's own
+// ([loop.SummariseInstruction], [loop.ReaskInstruction]) and the
+// released agent's do; the summary a compaction left, when it is the
+// last message of the next request, begins with its tags (the loop's) or
+// carries none (the released agent rewrites them). Every other request
+// is a main request.
+func PurposeOf(msgs []loop.Message) loop.Purpose {
+	if len(msgs) == 0 {
+		return loop.PurposeMain
+	}
+	last := msgs[len(msgs)-1]
+	if last.Role != loop.RoleUser {
+		return loop.PurposeMain
+	}
+	for _, b := range last.Blocks {
+		if (b.Type == loop.BlockText || b.Type == loop.BlockToolResult) && asksForSummary(b.Text) {
+			return loop.PurposeCompact
+		}
+	}
+	return loop.PurposeMain
+}
+
+func asksForSummary(text string) bool {
+	t := strings.TrimSpace(text)
+	return strings.Contains(t, SummaryTag) && !strings.HasPrefix(t, SummaryTag) && !strings.HasPrefix(t, "<analysis>")
+}
