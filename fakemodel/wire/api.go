@@ -174,6 +174,10 @@ type Rejection struct {
 	// Param is the offending field, for APIs whose error body names it
 	// (OpenAI's "param").
 	Param string
+	// Code is the API's error code besides the type, for APIs whose
+	// error body carries one (OpenAI's "code": "invalid_type",
+	// "missing_required_parameter"); empty otherwise.
+	Code string
 	// Message is the API's message.
 	Message string
 }
