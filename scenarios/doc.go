@@ -15,6 +15,7 @@
 // [Outcome.Diff] shows what departed from the expectation.
 //
 // The library of scenarios ships in library/ ([Library]); each one's
-// trace is pinned as JSON Lines under testdata/golden and compared on
-// every go test (go test ./scenarios/... -update rewrites them).
+// trace is pinned as JSON Lines under testdata/golden, its readable form
+// beside it, and compared on every go test (go test ./scenarios/...
+// -update rewrites them).
 package scenarios

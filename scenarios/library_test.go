@@ -1,29 +1,22 @@
 package scenarios
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/loopsim/loopsim/loop"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden traces under testdata/golden")
+var update = flag.Bool("update", false, "rewrite the golden traces (JSON Lines and readable) under testdata/golden")
 
 const goldenDir = "testdata/golden"
 
 // TestLibrary runs every scenario of the library: it must do what it
-// expects, and its trace must match its golden file byte for byte.
+// expects, and its trace must match its golden files byte for byte.
 func TestLibrary(t *testing.T) {
 	for _, s := range loadLibrary(t) {
 		t.Run(s.Name, func(t *testing.T) {
@@ -44,40 +37,6 @@ func TestLibrary(t *testing.T) {
 			}
 			checkGolden(t, s.Name, out.Result.Trace)
 		})
-	}
-}
-
-// checkGolden compares a trace with testdata/golden/NAME.jsonl, or
-// rewrites the file with -update.
-func checkGolden(t *testing.T, name string, tr loop.Trace) {
-	t.Helper()
-	var got bytes.Buffer
-	require.NoError(t, tr.WriteJSONL(&got))
-	path := filepath.Join(goldenDir, name+".jsonl")
-	if *update {
-		require.NoError(t, os.WriteFile(path, got.Bytes(), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "no golden trace (run go test ./scenarios/... -update)")
-	if !bytes.Equal(want, got.Bytes()) {
-		t.Errorf("trace differs from %s (-golden +run); if the loop changed on purpose, check the change and rerun with -update:\n%s",
-			path, cmp.Diff(strings.Split(string(want), "\n"), strings.Split(got.String(), "\n")))
-	}
-}
-
-// TestGoldenFilesHaveScenarios refuses golden traces left behind by a
-// renamed or deleted scenario.
-func TestGoldenFilesHaveScenarios(t *testing.T) {
-	names := map[string]bool{}
-	for _, s := range loadLibrary(t) {
-		names[s.Name] = true
-	}
-	entries, err := os.ReadDir(goldenDir)
-	require.NoError(t, err)
-	for _, e := range entries {
-		name, ok := strings.CutSuffix(e.Name(), ".jsonl")
-		assert.True(t, ok && names[name], "%s/%s belongs to no scenario of the library; delete it", goldenDir, e.Name())
 	}
 }
 
