@@ -1,6 +1,7 @@
 package fakemodel
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
@@ -58,12 +59,15 @@ func play(s Step, req loop.Request, number, window int) (playback, error) {
 		return playback{blocks: blocks, resp: loop.Response{StopReason: stop,
 			Usage: loop.Usage{InputTokens: input, OutputTokens: output}}}
 	}
-	fault := func(kind loop.ErrorKind, status int, msg string) playback {
+	// faultStatus fails with kind and status; fault with the kind's own
+	// status (loop.ErrorKind.Status).
+	faultStatus := func(kind loop.ErrorKind, status int, msg string) playback {
 		if s.Message != "" {
 			msg = s.Message
 		}
 		return playback{err: &loop.RequestError{Kind: kind, Status: status, Message: msg, RetryAfterMS: s.RetryAfterMS}}
 	}
+	fault := func(kind loop.ErrorKind, msg string) playback { return faultStatus(kind, kind.Status(), msg) }
 	switch s.kind() {
 	case Reply:
 		blocks := content(s, number)
@@ -104,38 +108,34 @@ func play(s Step, req loop.Request, number, window int) (playback, error) {
 		}
 		return playback{err: loop.PromptTooLongError(input, maximum)}, nil
 	case RequestTooLarge:
-		return fault(loop.KindRequestTooLarge, 413, "request exceeds the maximum allowed number of bytes"), nil
+		return fault(loop.KindRequestTooLarge, "request exceeds the maximum allowed number of bytes"), nil
 	case MediaTooLarge:
-		return fault(loop.KindMediaTooLarge, 400, "image exceeds 5 MB maximum"), nil
+		return fault(loop.KindMediaTooLarge, "image exceeds 5 MB maximum"), nil
 	case ImageSize:
-		return fault(loop.KindImageSize, 0, "image exceeds the maximum size checked before sending"), nil
+		return fault(loop.KindImageSize, "image exceeds the maximum size checked before sending"), nil
 	case Overloaded:
-		return fault(loop.KindOverloaded, 529, "overloaded"), nil
+		return fault(loop.KindOverloaded, "overloaded"), nil
 	case FallbackTriggered:
-		p := fault(loop.KindFallbackTriggered, 529, fmt.Sprintf("model %q is overloaded: switch to the fallback model", req.Model))
+		p := fault(loop.KindFallbackTriggered, fmt.Sprintf("model %q is overloaded: switch to the fallback model", req.Model))
 		p.blocks, p.made = chunks(s, number)
 		return p, nil
 	case RateLimited:
-		return fault(loop.KindRateLimited, 429, "rate limit exceeded"), nil
+		return fault(loop.KindRateLimited, "rate limit exceeded"), nil
 	case ServerError:
-		status := s.Status
-		if status == 0 {
-			status = 500
-		}
-		return fault(loop.KindServer, status, "internal server error"), nil
+		return faultStatus(loop.KindServer, cmp.Or(s.Status, loop.KindServer.Status()), "internal server error"), nil
 	case ConnectionDropped:
-		p := fault(loop.KindConnection, 0, "connection dropped before a response")
+		p := fault(loop.KindConnection, "connection dropped before a response")
 		if s.After > 0 {
-			p = fault(loop.KindConnection, 0, "connection dropped after "+blocksText(s.After))
+			p = fault(loop.KindConnection, "connection dropped after "+blocksText(s.After))
 		}
 		p.blocks, p.made = chunks(s, number)
 		return p, nil
 	case InvalidRequest:
-		return fault(loop.KindInvalidRequest, 400, "invalid request"), nil
+		return fault(loop.KindInvalidRequest, "invalid request"), nil
 	case OtherStatus:
-		return fault(loop.KindOther, s.Status, fmt.Sprintf("status %d", s.Status)), nil
+		return faultStatus(loop.KindOther, s.Status, fmt.Sprintf("status %d", s.Status)), nil
 	case StreamError:
-		p := fault(loop.KindStream, 0, "error event after "+blocksText(s.After))
+		p := fault(loop.KindStream, "error event after "+blocksText(s.After))
 		p.blocks, p.made = chunks(s, number)
 		return p, nil
 	case Abort:

@@ -141,7 +141,7 @@ func (e *Episode) answer(ctx context.Context, req loop.Request, yield func(loop.
 	}
 	if e.media != "" {
 		if carries(req.Messages, e.media) {
-			return loop.Response{}, &loop.RequestError{Kind: loop.KindRequestTooLarge, Status: 413,
+			return loop.Response{}, &loop.RequestError{Kind: loop.KindRequestTooLarge, Status: loop.KindRequestTooLarge.Status(),
 				Message: "request too large: an image in the conversation exceeds the size limit"}
 		}
 		e.media = ""
@@ -217,18 +217,7 @@ func (e *Episode) afterContent(k loop.ErrorKind) bool {
 
 // apiError is the error the API returns for a fault of kind k.
 func apiError(k loop.ErrorKind) error {
-	status := 0
-	switch k {
-	case loop.KindOverloaded:
-		status = 529
-	case loop.KindRateLimited:
-		status = 429
-	case loop.KindServer:
-		status = 500
-	case loop.KindInvalidRequest:
-		status = 400
-	}
-	return &loop.RequestError{Kind: k, Status: status, Message: "injected " + string(k)}
+	return &loop.RequestError{Kind: k, Status: k.Status(), Message: "injected " + string(k)}
 }
 
 // reply answers a main request: the next part of the agent's session.

@@ -133,7 +133,7 @@ func (e *RequestError) Error() string {
 
 // PromptTooLongError is the 400 the API returns for an over-long prompt.
 func PromptTooLongError(tokens, maximum int) *RequestError {
-	return &RequestError{Kind: KindPromptTooLong, Status: 400,
+	return &RequestError{Kind: KindPromptTooLong, Status: KindPromptTooLong.Status(),
 		Message: fmt.Sprintf("prompt is too long: %d tokens > %d maximum", tokens, maximum)}
 }
 

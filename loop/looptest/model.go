@@ -210,13 +210,14 @@ func checkResponse(r *report, what string, req loop.Request, resp loop.Response)
 	}
 }
 
-// statusOf is the status each kind implies, where it implies one.
-var statusOf = map[loop.ErrorKind]int{
-	loop.KindPromptTooLong:   400,
-	loop.KindRequestTooLarge: 413,
-	loop.KindRateLimited:     429,
-	loop.KindOverloaded:      529,
-	loop.KindInvalidRequest:  400,
+// pinnedStatus lists the kinds whose status the API fixes, so a Model
+// must report the kind's own ([loop.ErrorKind.Status]). The other kinds
+// with a status are left free: a server error is any 5xx (checked
+// apart), a client may read an oversized image or document into
+// media_too_large from another status, and fallback_triggered carries the
+// status of the failure that triggered it.
+var pinnedStatus = []loop.ErrorKind{
+	loop.KindPromptTooLong, loop.KindRequestTooLarge, loop.KindRateLimited, loop.KindOverloaded, loop.KindInvalidRequest,
 }
 
 func checkRequestError(r *report, what string, req loop.Request, e *loop.RequestError) {
@@ -229,7 +230,7 @@ func checkRequestError(r *report, what string, req loop.Request, e *loop.Request
 	if e.Status != 0 && (e.Status < 100 || e.Status > 599) {
 		r.errorf("%s: RequestError %s has status %d", what, e.Kind, e.Status)
 	}
-	if want, ok := statusOf[e.Kind]; ok && e.Status != want {
+	if want := e.Kind.Status(); slices.Contains(pinnedStatus, e.Kind) && e.Status != want {
 		r.errorf("%s: RequestError %s has status %d, want %d", what, e.Kind, e.Status, want)
 	}
 	if e.Kind == loop.KindServer && (e.Status < 500 || e.Status > 599) {
