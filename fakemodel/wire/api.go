@@ -122,6 +122,10 @@ type Decoded struct {
 	// Hashes identify each message's content as the API sent it (see
 	// [HashMessage]), to tell what a later request kept and appended.
 	Hashes []uint64
+	// Extra is what Decode read that only the API's own answers use
+	// (Chat's stream_options.include_usage); the core carries it to
+	// Reply and Stream untouched.
+	Extra any
 }
 
 // Outcome is how the model answered one request.
