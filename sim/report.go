@@ -36,10 +36,29 @@ type Report struct {
 func (rep *Report) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	md := &markdown{w: bw}
-	r := rep.Result
-	labels := r.Labels()
-	first := r.Settings[0].Setting
+	labels := rep.Result.Labels()
+	rep.writeIntro(md)
+	rep.writeOutcomes(md, labels)
+	rep.writeTokens(md, labels)
+	rep.writeRecovery(md, labels)
+	rep.writeTerminals(md, labels)
+	if len(rep.Result.Settings) > 1 {
+		rep.writePareto(md, labels)
+	}
+	rep.writeAssumptions(md)
+	rep.writeChecks(md, labels)
+	rep.writeCalibration(md, labels)
+	if len(rep.Figures) > 0 {
+		rep.writePlots(md)
+	}
+	return bw.Flush()
+}
 
+// writeIntro writes the title, the command, the run's parameters and how
+// to read the figures.
+func (rep *Report) writeIntro(md *markdown) {
+	r := rep.Result
+	first := r.Settings[0].Setting
 	md.line("# loopsim simulation")
 	md.line("")
 	md.linef("    %s", rep.Command)
@@ -73,7 +92,11 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	md.linef("Each figure with ± is an estimate from the n = %s episodes of its setting, ± half the width of its 95%% confidence interval "+
 		"(Wilson's for rates, Student's t for means); a rate whose interval is far from symmetric shows the interval instead, [low, high].", thousands(int64(r.Episodes)))
 	md.line("")
+}
 
+// writeOutcomes writes the table of completions, failures and halts.
+func (rep *Report) writeOutcomes(md *markdown, labels []string) {
+	r := rep.Result
 	md.line("## Outcomes")
 	md.line("")
 	md.table([]string{"setting", "completed", "failed", "halted", "most frequent failures"}, len(r.Settings), func(i int) []string {
@@ -81,7 +104,11 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		return []string{labels[i], FormatRate(a.Completions(), a.Episodes), FormatRate(a.Failures(), a.Episodes),
 			thousands(int64(a.Halted)), topFailures(a, 3)}
 	})
+}
 
+// writeTokens writes the table of turns, tokens and cost per episode.
+func (rep *Report) writeTokens(md *markdown, labels []string) {
+	r := rep.Result
 	md.line("## Tokens and cost per episode")
 	md.line("")
 	md.line("Tokens are input (cached or not) plus output of the successful requests; wasted tokens are the input of failed requests and the output of replies the loop dropped.")
@@ -93,7 +120,12 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 				FormatTokens(float64(a.Quantile(Tokens, 0.9))), FormatTokens(float64(a.Quantile(Tokens, 0.99))), meanPM(a, WastedTokens, FormatTokens),
 				FormatTokens(float64(a.Quantile(PeakContext, 0.99))), meanPM(a, CostMicroUSD, usd), usd(float64(a.Quantile(CostMicroUSD, 0.9)))}
 		})
+}
 
+// writeRecovery writes the table of compactions, recoveries and retries
+// per 100 episodes.
+func (rep *Report) writeRecovery(md *markdown, labels []string) {
+	r := rep.Result
 	md.line("## Context management and recovery, per 100 episodes")
 	md.line("")
 	per100 := []Metric{AutoCompactions, ReactiveCompactions, CompactionFailures, Collapses, Snips, Microcompactions,
@@ -111,7 +143,12 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		}
 		return append(row, fmt.Sprintf("%.1f s", a.Mean(RetryTimeMS)/1000))
 	})
+}
 
+// writeTerminals writes the table of terminals, a column for each that
+// some setting reached.
+func (rep *Report) writeTerminals(md *markdown, labels []string) {
+	r := rep.Result
 	md.line("## Terminals")
 	md.line("")
 	var seen []loop.Terminal
@@ -123,7 +160,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 			}
 		}
 	}
-	head = []string{"setting"}
+	head := []string{"setting"}
 	for _, t := range seen {
 		head = append(head, string(t))
 	}
@@ -135,110 +172,42 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		}
 		return append(row, thousands(int64(a.Halted)))
 	})
+}
 
-	if len(r.Settings) > 1 {
-		ax := r.ParetoAxes()
-		md.linef("## Pareto front: %s against %s", ax.X.short(), ax.Y.short())
-		md.line("")
-		test := func(a ParetoAxis) string {
-			switch {
-			case a.Failure && r.Paired():
-				return "McNemar's exact test for the failure rate"
-			case a.Failure:
-				return "the two-proportion z test for the failure rate"
-			case r.Paired():
-				return "the paired t test for " + a.String()
-			}
-			return "Welch's t for " + a.String()
-		}
-		tests := "paired by episode (every setting played the same episodes): " + test(ax.X) + ", " + test(ax.Y)
-		if !r.Paired() {
-			tests = "as independent samples: " + test(ax.X) + ", " + test(ax.Y)
-		}
-		md.linef("The settings no other setting beats on both %s and %s (choose the axes with -pareto), and the settings each is not significantly different from "+
-			"(neither figure differs at 5%%, %s; more episodes could reorder them):", ax.X, ax.Y, tests)
-		md.line("")
-		front, uncertain := r.ParetoFront(), r.ParetoUncertain()
-		figure := func(a ParetoAxis, agg *Aggregate) string {
-			if a.Failure {
-				return FormatRate(agg.Failures(), agg.Episodes) + " failures"
-			}
-			m := a.Metric
-			unit := " " + m.String() + " per episode"
-			if m.Unit() == "usd" {
-				unit = " per episode"
-			}
-			return meanPM(agg, m, a.format) + unit
-		}
-		for i, on := range front {
-			if !on {
-				continue
-			}
-			a := r.Settings[i].Aggregate
-			line := fmt.Sprintf("- %s: %s, %s", labels[i], figure(ax.X, a), figure(ax.Y, a))
-			var same []string
-			for j := range r.Settings {
-				if j != i && !r.Distinct(i, j) {
-					same = append(same, labels[j])
-				}
-			}
-			if len(same) > 0 {
-				line += "; not significantly different from " + strings.Join(same, ", ")
-			}
-			md.line(line)
-		}
-		var off []string
-		for i, u := range uncertain {
-			if u {
-				off = append(off, labels[i])
-			}
-		}
-		if len(off) > 0 {
-			md.line("")
-			md.linef("Off the front but not significantly beaten by a setting on it: %s.", strings.Join(off, ", "))
-		}
-		md.line("")
-		if !r.Paired() {
-			md.line("The run was too large to keep every episode's figures for pairing; the settings share their episodes (common random numbers), " +
-				"which makes tests of independent samples conservative: a difference they call significant is one, a difference they do not may still be.")
-			md.line("")
-		}
-	}
-
-	rep.writeAssumptions(md)
-	rep.writeChecks(md, labels)
-
+// writeCalibration writes the comparison of the first setting with the
+// real transcripts, or the note saying why there is none.
+func (rep *Report) writeCalibration(md *markdown, labels []string) {
 	md.line("## Calibration against the real transcripts")
 	md.line("")
 	if len(rep.Calibration) == 0 {
 		md.line(rep.CalibrationNote)
 		md.line("")
-	} else {
-		md.linef("The first setting (%s) measured as the transcripts are: per successful main request, one user prompt per episode. %s",
-			labels[0], rep.CalibrationNote)
-		md.line("")
-		md.table([]string{"figure", "README", "real (measured)", "simulated", "difference", "tolerance", "within"}, len(rep.Calibration), func(i int) []string {
-			c := rep.Calibration[i]
-			ok := "yes"
-			if !c.OK {
-				ok = "**no**"
-			}
-			return []string{c.Figure, c.Published, calFigure(c.Real), calFigure(c.Simulated), fmt.Sprintf("%+.1f%%", 100*c.Diff()),
-				fmt.Sprintf("±%.0f%%", 100*c.Tolerance), ok}
-		})
+		return
 	}
-
-	if len(rep.Figures) > 0 {
-		md.line("## Plots")
-		md.line("")
-		for _, f := range rep.Figures {
-			md.linef("![%s](%s)", f.Caption, f.File)
-			md.line("")
-			md.line(f.Caption)
-			md.line("")
+	md.linef("The first setting (%s) measured as the transcripts are: per successful main request, one user prompt per episode. %s",
+		labels[0], rep.CalibrationNote)
+	md.line("")
+	md.table([]string{"figure", "README", "real (measured)", "simulated", "difference", "tolerance", "within"}, len(rep.Calibration), func(i int) []string {
+		c := rep.Calibration[i]
+		ok := "yes"
+		if !c.OK {
+			ok = "**no**"
 		}
+		return []string{c.Figure, c.Published, calFigure(c.Real), calFigure(c.Simulated), fmt.Sprintf("%+.1f%%", 100*c.Diff()),
+			fmt.Sprintf("±%.0f%%", 100*c.Tolerance), ok}
+	})
+}
+
+// writePlots writes each figure with its caption.
+func (rep *Report) writePlots(md *markdown) {
+	md.line("## Plots")
+	md.line("")
+	for _, f := range rep.Figures {
+		md.linef("![%s](%s)", f.Caption, f.File)
+		md.line("")
+		md.line(f.Caption)
+		md.line("")
 	}
-	return bw.Flush()
 }
 
 // writeChecks writes the safety and liveness sections.
