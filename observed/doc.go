@@ -1,7 +1,7 @@
 // Package observed holds what the released Claude Code agent (the npm
 // package @anthropic-ai/claude-code, the version in [AgentVersion]) did
 // when it was run headless against the fake Messages API server
-// (fakemodel/messagesapi), fault script by fault script, and checks the
+// (fakemodel/fakeapi), fault script by fault script, and checks the
 // claude-code profile against it.
 //
 // Each case under testdata/cases is a scenario file (what the server

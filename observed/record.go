@@ -19,7 +19,8 @@ import (
 	"time"
 
 	"github.com/loopsim/loopsim/fakemodel"
-	"github.com/loopsim/loopsim/fakemodel/messagesapi"
+	"github.com/loopsim/loopsim/fakemodel/fakeapi"
+	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/scenarios"
 )
 
@@ -41,7 +42,7 @@ func Record(ctx context.Context, command string, c Case, s *scenarios.Scenario) 
 		a := *s.Answers
 		model.Answers, model.Script = &a, nil
 	}
-	h := messagesapi.NewHandler(model, messagesapi.Options{})
+	h := fakeapi.NewHandler(model, wire.Options{})
 	model.Cancel = h.Abort
 	w := &watcher{next: h}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -169,7 +170,7 @@ func (w *watcher) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		w.next.ServeHTTP(rw, r)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(rw, r.Body, messagesapi.DefaultMaxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(rw, r.Body, wire.DefaultMaxBodyBytes))
 	if err != nil {
 		return
 	}

@@ -16,7 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/loopsim/loopsim/fakemodel"
-	"github.com/loopsim/loopsim/fakemodel/messagesapi"
+	"github.com/loopsim/loopsim/fakemodel/fakeapi"
+	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/loop"
 )
 
@@ -50,7 +51,7 @@ type Agent struct {
 	// Options configure the server; Addr and OnAbort are set by
 	// [RunAgent]. Models is extended with the scenario's models and the
 	// catalog.
-	Options messagesapi.Options
+	Options wire.Options
 }
 
 // AgentOutcome is one scenario run with a foreign agent, and its
@@ -59,7 +60,7 @@ type AgentOutcome struct {
 	// Scenario is the scenario that ran.
 	Scenario *Scenario
 	// Records are the requests the server received, normalized.
-	Records []messagesapi.Record
+	Records []wire.Record
 	// Exit is the command's exit status; -1 when it was killed.
 	Exit int
 	// LastOutput is the last non-empty line the command wrote (standard
@@ -117,10 +118,10 @@ func (e *AgentError) Error() string { return fmt.Sprintf("scenario %s: agent: %s
 // answers (with no base size: the server measures what the agent sends),
 // the window of its model, and the output maxima of its models and of the
 // catalog. The returned model is the one the server plays.
-func (s *Scenario) Server(opts messagesapi.Options) (*messagesapi.Server, *fakemodel.Model, error) {
+func (s *Scenario) Server(opts wire.Options) (*wire.Server, *fakemodel.Model, error) {
 	model := s.scriptedModel(nil)
 	opts.Models = append(append(slices.Clone(opts.Models), s.models()...), catalogModels()...)
-	h := messagesapi.NewHandler(model, opts)
+	h := fakeapi.NewHandler(model, opts)
 	model.Cancel = h.Abort
 	srv, err := h.Listen()
 	if err != nil {
@@ -230,7 +231,7 @@ func (s *Scenario) observeAgent(out *AgentOutcome, stdout string) AgentObserved 
 	var got AgentObserved
 	w := s.Expect.Wire
 	if w != nil {
-		got.Requests = matchWire(requestEntries(s.wire), messagesapi.Labels(out.Records))
+		got.Requests = matchWire(requestEntries(s.wire), wire.Labels(out.Records))
 		if w.Result != "" {
 			got.Result = ReportedResult(stdout)
 		}

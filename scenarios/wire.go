@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/loopsim/loopsim/fakemodel/messagesapi"
+	"github.com/loopsim/loopsim/fakemodel/wire/messages"
 	"github.com/loopsim/loopsim/loop"
 )
 
@@ -37,7 +37,7 @@ var transitionAliases = map[string]loop.Transition{
 }
 
 // answerWords are the answers a request entry may name besides an HTTP
-// status (see [messagesapi.Record]).
+// status (see the fake server's records, fakemodel/wire.Record).
 var answerWords = []string{"text", "tool", "trunc", "empty", "malformed", "stream_error", "drop", "abort", "fault", "rejected"}
 
 // WireEntry is one entry of a request sequence: a request pattern
@@ -200,7 +200,7 @@ func wantWire(entries []WireEntry, withTransitions bool) []string {
 
 // TraceRequests is a trace's request sequence in the notation of
 // [Wire.Requests]: each request with how it was answered, the way the
-// fake Messages API server labels it ([messagesapi.Record.Label]), and
+// fake server labels it (fakemodel/wire.Record.Label), and
 // each transition by its full name.
 func TraceRequests(t loop.Trace) []string {
 	out := []string{}
@@ -257,6 +257,6 @@ func failureAnswer(f loop.RequestFailed, stream bool) string {
 	if stream && f.Blocks > 0 {
 		return "stream_error"
 	}
-	status, _ := messagesapi.StatusOf(&loop.RequestError{Kind: f.Kind, Status: f.Status})
+	status := messages.API{}.StatusOf(&loop.RequestError{Kind: f.Kind, Status: f.Status}).HTTP
 	return strconv.Itoa(status)
 }

@@ -10,7 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loopsim/loopsim/fakemodel"
-	"github.com/loopsim/loopsim/fakemodel/messagesapi"
+	"github.com/loopsim/loopsim/fakemodel/fakeapi"
+	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/loop"
 	"github.com/loopsim/loopsim/scenarios"
 )
@@ -116,7 +117,7 @@ func TestTraceLabelsAgreeWithTheServer(t *testing.T) {
 			require.NoError(t, err)
 			inProcess := scenarios.TraceRequests(res.Trace)[0]
 
-			srv := messagesapi.NewServer(&fakemodel.Model{Script: script, Window: info.ContextWindow}, messagesapi.Options{})
+			srv := fakeapi.NewServer(&fakemodel.Model{Script: script, Window: info.ContextWindow}, wire.Options{})
 			defer srv.Close()
 			resp, err := http.Post(srv.URL+"/v1/messages", "application/json", strings.NewReader(
 				`{"model":"claude-sonnet-4-5","max_tokens":32000,"stream":true,"messages":[{"role":"user","content":"go"}]}`))
@@ -124,7 +125,7 @@ func TestTraceLabelsAgreeWithTheServer(t *testing.T) {
 				_, _ = io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
 			}
-			assert.Equal(t, inProcess, messagesapi.Labels(srv.Requests())[0])
+			assert.Equal(t, inProcess, wire.Labels(srv.Requests())[0])
 		})
 	}
 }

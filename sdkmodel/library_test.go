@@ -12,7 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/loopsim/loopsim/fakemodel/messagesapi"
+	"github.com/loopsim/loopsim/fakemodel/fakeapi"
+	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/loop"
 	"github.com/loopsim/loopsim/scenarios"
 	"github.com/loopsim/loopsim/sdkmodel"
@@ -24,7 +25,7 @@ import (
 func overTheWire(ctx context.Context, s *scenarios.Scenario) (*scenarios.Outcome, error) {
 	return scenarios.RunVia(ctx, s, func(script loop.Model, cancel context.CancelFunc) (scenarios.Via, error) {
 		counted := &countingModel{}
-		var srv *messagesapi.Server
+		var srv *wire.Server
 		// The user presses escape once the blocks before the abort have
 		// reached the loop, as in-process: the server sends them, then
 		// the run is cancelled when the loop has them all.
@@ -33,7 +34,7 @@ func overTheWire(ctx context.Context, s *scenarios.Scenario) (*scenarios.Outcome
 			counted.waitFor(recs[len(recs)-1].Blocks)
 			cancel()
 		}
-		srv, err := messagesapi.Start(script, messagesapi.Options{OnAbort: onAbort})
+		srv, err := fakeapi.Start(script, wire.Options{OnAbort: onAbort})
 		if err != nil {
 			return scenarios.Via{}, err
 		}

@@ -26,7 +26,7 @@ const DefaultBaseURL = "https://api.anthropic.com"
 const DefaultNonStreamingTimeout = 10 * time.Minute
 
 // InputTokensHeader is the header [Config.SendInputTokens] sets; it is
-// the one fakemodel/messagesapi reads.
+// the one the fake server (fakemodel/wire) reads.
 const InputTokensHeader = "Loopsim-Input-Tokens"
 
 // Config says where and how the Model calls the API. The Model reads no
@@ -54,7 +54,7 @@ type Config struct {
 	NonStreamingTimeout time.Duration
 	// SendInputTokens adds the loop's own count of each request's input
 	// tokens ([loop.Request].InputTokens) in the [InputTokensHeader]
-	// header. loopsim's fake server (fakemodel/messagesapi) then answers
+	// header. loopsim's fake server (fakemodel/fakeapi) then answers
 	// with the usage and prompt-too-long figures the in-process fakes give
 	// for that count; the real API ignores the header.
 	SendInputTokens bool

@@ -12,7 +12,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/loopsim/loopsim/fakemodel/messagesapi"
+	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/scenarios"
 )
 
@@ -22,17 +22,17 @@ func init() {
 
 // agentVerdict is one scenario's line of `simulate agent --json`.
 type agentVerdict struct {
-	Name       string               `json:"name"`
-	File       string               `json:"file"`
-	Verdict    string               `json:"verdict"`
-	Error      string               `json:"error,omitempty"`
-	Requests   []string             `json:"requests"`
-	Exit       int                  `json:"exit"`
-	Result     string               `json:"result,omitempty"`
-	LastOutput string               `json:"last_output,omitempty"`
-	Diff       string               `json:"diff,omitempty"`
-	ElapsedMS  int64                `json:"elapsed_ms"`
-	Records    []messagesapi.Record `json:"records,omitempty"`
+	Name       string        `json:"name"`
+	File       string        `json:"file"`
+	Verdict    string        `json:"verdict"`
+	Error      string        `json:"error,omitempty"`
+	Requests   []string      `json:"requests"`
+	Exit       int           `json:"exit"`
+	Result     string        `json:"result,omitempty"`
+	LastOutput string        `json:"last_output,omitempty"`
+	Diff       string        `json:"diff,omitempty"`
+	ElapsedMS  int64         `json:"elapsed_ms"`
+	Records    []wire.Record `json:"records,omitempty"`
 	// Stderr is the end of the agent's standard error (its last 20 lines).
 	Stderr string `json:"stderr,omitempty"`
 }
@@ -121,7 +121,7 @@ Exit status: 0 when every scenario passed, 1 when an expectation failed,
 		if ctx.Err() != nil {
 			break
 		}
-		a := scenarios.Agent{Command: *command, Env: env, InheritEnv: *inherit, Timeout: *timeout, Options: messagesapi.Options{EventDelay: *delay}}
+		a := scenarios.Agent{Command: *command, Env: env, InheritEnv: *inherit, Timeout: *timeout, Options: wire.Options{EventDelay: *delay}}
 		v, st := agentOne(ctx, s, a)
 		status = max(status, st)
 		if *records != "" && len(v.Records) > 0 {
@@ -162,7 +162,7 @@ func agentOne(ctx context.Context, s *scenarios.Scenario, a scenarios.Agent) (ag
 		out = ae.Outcome
 	}
 	if out != nil {
-		v.Records, v.Requests, v.Exit = out.Records, messagesapi.Labels(out.Records), out.Exit
+		v.Records, v.Requests, v.Exit = out.Records, wire.Labels(out.Records), out.Exit
 		v.Result, v.LastOutput = scenarios.ReportedResult(out.Stdout), out.LastOutput
 		v.ElapsedMS = out.Elapsed.Milliseconds()
 		v.Stderr = lastLines(out.Stderr, 20)

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/loopsim/loopsim/fakemodel/messagesapi"
+	"github.com/loopsim/loopsim/fakemodel/wire"
 )
 
 const library = "../../scenarios/library/"
@@ -78,9 +78,9 @@ func TestAgentCommandFailsWithADiff(t *testing.T) {
 	f, err := os.Open(filepath.Join(dir, "cc-max-turns-3.jsonl"))
 	require.NoError(t, err)
 	defer f.Close()
-	recs, err := messagesapi.ReadJSONL(f)
+	recs, err := wire.ReadJSONL(f)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"M:tool", "M:rejected"}, messagesapi.Labels(recs))
+	assert.Equal(t, []string{"M:tool", "M:rejected"}, wire.Labels(recs))
 }
 
 func TestAgentCommandJSON(t *testing.T) {

@@ -9,7 +9,8 @@ import (
 	"syscall"
 
 	"github.com/loopsim/loopsim/fakemodel"
-	"github.com/loopsim/loopsim/fakemodel/messagesapi"
+	"github.com/loopsim/loopsim/fakemodel/fakeapi"
+	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/loop"
 	"github.com/loopsim/loopsim/scenarios"
 )
@@ -58,8 +59,8 @@ stopped it prints the request sequence (M:text, C:text, M:529, ...).
 		fmt.Fprintln(stderr, "serve: at most one scenario file")
 		return exitBadInput
 	}
-	opts := messagesapi.Options{Addr: *addr, EventDelay: *delay}
-	var srv *messagesapi.Server
+	opts := wire.Options{Addr: *addr, EventDelay: *delay}
+	var srv *wire.Server
 	if len(paths) == 1 {
 		s, err := scenarios.LoadFile(paths[0])
 		if err != nil {
@@ -80,9 +81,9 @@ stopped it prints the request sequence (M:text, C:text, M:529, ...).
 			opts.Models = append(opts.Models, c.ModelInfo)
 		}
 		// an abort the workload draws ends the response being answered
-		var h *messagesapi.Handler
+		var h *wire.Handler
 		ep := fakemodel.DefaultWorkload().Episode(fakemodel.Seeds{Workload: *seed, Faults: *seed}, k.ContextWindow, func() { h.Abort() })
-		h = messagesapi.NewHandler(ep, opts)
+		h = fakeapi.NewHandler(ep, opts)
 		if srv, err = h.Listen(); err != nil {
 			fmt.Fprintf(stderr, "serve: %v\n", err)
 			return exitBadInput
@@ -94,7 +95,7 @@ stopped it prints the request sequence (M:text, C:text, M:529, ...).
 	<-sigs
 	srv.Close()
 	recs := srv.Requests()
-	fmt.Fprintf(stderr, "serve: %d requests: %v\n", len(recs), messagesapi.Labels(recs))
+	fmt.Fprintf(stderr, "serve: %d requests: %v\n", len(recs), wire.Labels(recs))
 	if *records != "" {
 		if err := writeRecords(*records, recs); err != nil {
 			fmt.Fprintf(stderr, "serve: %v\n", err)
@@ -105,12 +106,12 @@ stopped it prints the request sequence (M:text, C:text, M:529, ...).
 }
 
 // writeRecords writes records as JSON Lines to file.
-func writeRecords(file string, recs []messagesapi.Record) error {
+func writeRecords(file string, recs []wire.Record) error {
 	f, err := os.Create(file)
 	if err != nil {
 		return err
 	}
-	if err := messagesapi.WriteJSONL(f, recs); err != nil {
+	if err := wire.WriteJSONL(f, recs); err != nil {
 		f.Close()
 		return err
 	}

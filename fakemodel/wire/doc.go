@@ -10,4 +10,32 @@
 // (Anthropic's Messages API), chat (OpenAI Chat Completions), responses
 // (OpenAI Responses) and gemini (Gemini's generateContent). Package
 // fakeapi serves all of them on one base URL.
+//
+// What the core does for every API:
+//
+//   - routing: a request goes to the first API whose Route takes it; a
+//     path no API takes gets 404, a method its route does not take 405,
+//     in the API's error body;
+//   - the body limit: a body over [Options.MaxBodyBytes] (default
+//     [DefaultMaxBodyBytes], 32 MB) gets the API's 413 and is recorded;
+//   - the client's own input-token count ([InputTokensHeader]);
+//   - the model call: under one lock, one request at a time, in the
+//     order requests arrive; the answer is then written without the
+//     lock, so slow or stalled clients do not hold each other up (the
+//     model must not block; the fakes never do);
+//   - the outcome: a reply (the API's Reply, or its Stream after the
+//     event-stream headers), an error status (the API's Error for the
+//     fault; inside the stream when it follows content blocks or is a
+//     stream error), a dropped connection (the client reads an
+//     unexpected EOF), an abort ([Options.OnAbort], [Server.Abort]), a
+//     harness fault (500);
+//   - slow streams ([Options.EventDelay]) and clients that leave;
+//   - the records ([Record]): the same fields and M:/C: labels whatever
+//     the API, what each request kept, dropped and appended of the
+//     previous one (from the API's message hashes and shapes), and the
+//     request's purpose by the API's rule ([PurposeOf] over its
+//     messages, unless the endpoint says compaction).
+//
+// A token count ([EndpointCount]) is answered from the server's estimate;
+// it is not recorded and consumes no step.
 package wire

@@ -1,4 +1,4 @@
-package messagesapi_test
+package messages_test
 
 import (
 	"net/http"
@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loopsim/loopsim/fakemodel"
-	"github.com/loopsim/loopsim/fakemodel/messagesapi"
+	"github.com/loopsim/loopsim/fakemodel/wire"
 )
 
 // An error event that cuts a tool_use in the middle of its input leaves
@@ -28,7 +28,7 @@ func TestErrorEventCutsToolUseInput(t *testing.T) {
 			"content_block_start", "content_block_delta", "content_block_stop", "error"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			srv, _ := serve(t, messagesapi.Options{}, fakemodel.Step{Kind: fakemodel.StreamError, Text: "Looking.",
+			srv, _ := serve(t, wire.Options{}, fakemodel.Step{Kind: fakemodel.StreamError, Text: "Looking.",
 				ToolUses: []fakemodel.ToolUse{{Name: "Read", Input: c.input}}, After: 2})
 			resp := post(t, srv.URL, request(true, userText("go")))
 			defer resp.Body.Close()
@@ -36,7 +36,7 @@ func TestErrorEventCutsToolUseInput(t *testing.T) {
 			events, err := readEvents(t, resp.Body)
 			require.NoError(t, err)
 			assert.Equal(t, c.want, names(events))
-			assert.Equal(t, []string{"M:stream_error"}, messagesapi.Labels(srv.Requests()))
+			assert.Equal(t, []string{"M:stream_error"}, wire.Labels(srv.Requests()))
 		})
 	}
 }

@@ -1,6 +1,9 @@
-package messagesapi
+package messages
 
 import (
+	"net/http"
+
+	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/loop"
 )
 
@@ -17,7 +20,7 @@ const (
 )
 
 // StatusOf is the HTTP status and API error type the server answers a
-// failure of this kind with:
+// failure of e's kind with (its column of the fault table):
 //
 //	prompt_too_long, media_too_large, invalid_request, image_size  400 invalid_request_error
 //	request_too_large                                              413 request_too_large
@@ -30,7 +33,16 @@ const (
 // A connection kind is not a status: the server drops the connection.
 // image_size is a check the client makes before sending; over the wire
 // it can only be the API's rejection of the image.
-func StatusOf(e *loop.RequestError) (int, string) {
+func (API) StatusOf(e *loop.RequestError) wire.Status {
+	return statusOf(e)
+}
+
+func statusOf(e *loop.RequestError) wire.Status {
+	status, typ := kindStatus(e)
+	return wire.Status{HTTP: status, Type: typ}
+}
+
+func kindStatus(e *loop.RequestError) (int, string) {
 	switch e.Kind {
 	case loop.KindPromptTooLong, loop.KindMediaTooLarge, loop.KindInvalidRequest, loop.KindImageSize:
 		return 400, InvalidRequestError
@@ -89,4 +101,31 @@ type errorDetail struct {
 
 func newErrorBody(typ, msg, requestID string) errorBody {
 	return errorBody{Type: "error", Error: errorDetail{Type: typ, Message: msg}, RequestID: requestID}
+}
+
+// Error is the API's error answer: the status, retry-after and
+// retry-after-ms for a fault that sets a delay, and the body
+// {"type":"error","error":{"type":...,"message":...},"request_id":...}.
+// The server's own failures take the type of their status (405:
+// invalid_request_error).
+func (API) Error(f *wire.Failure) wire.ErrorAnswer {
+	switch {
+	case f.Err != nil:
+		st := statusOf(f.Err)
+		return wire.ErrorAnswer{Status: st.HTTP, Header: wire.RetryAfter(f.Err), Body: newErrorBody(st.Type, f.Err.Message, f.RequestID)}
+	case f.Rejection != nil:
+		status, typ := f.Rejection.Status, f.Rejection.Type
+		if status == 0 {
+			status = http.StatusBadRequest
+		}
+		if typ == "" {
+			typ = typeOfStatus(status)
+		}
+		return wire.ErrorAnswer{Status: status, Body: newErrorBody(typ, f.Rejection.Message, f.RequestID)}
+	}
+	typ := typeOfStatus(f.Status)
+	if f.Status == http.StatusMethodNotAllowed {
+		typ = InvalidRequestError
+	}
+	return wire.ErrorAnswer{Status: f.Status, Body: newErrorBody(typ, f.Message, f.RequestID)}
 }

@@ -1,4 +1,4 @@
-package messagesapi_test
+package messages_test
 
 import (
 	"encoding/json"
@@ -11,21 +11,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loopsim/loopsim/fakemodel"
-	"github.com/loopsim/loopsim/fakemodel/messagesapi"
+	"github.com/loopsim/loopsim/fakemodel/wire"
+	"github.com/loopsim/loopsim/fakemodel/wire/messages"
 	"github.com/loopsim/loopsim/loop"
 )
 
-func serve(t *testing.T, opts messagesapi.Options, script ...fakemodel.Step) (*messagesapi.Server, *fakemodel.Model) {
+func serve(t *testing.T, opts wire.Options, script ...fakemodel.Step) (*wire.Server, *fakemodel.Model) {
 	t.Helper()
 	model := &fakemodel.Model{Script: script, Window: 200_000, KeepMessages: true}
-	srv := messagesapi.NewServer(model, opts)
+	srv := wire.NewServer(model, opts, messages.API{})
 	t.Cleanup(srv.Close)
 	return srv, model
 }
 
 func TestStreamsAReplyAsTheAPIDoes(t *testing.T) {
 	long := strings.Repeat("é", 100) // cut into several deltas, on rune boundaries
-	srv, _ := serve(t, messagesapi.Options{}, fakemodel.Step{Thinking: "hmm", Text: long,
+	srv, _ := serve(t, wire.Options{}, fakemodel.Step{Thinking: "hmm", Text: long,
 		ToolUses: []fakemodel.ToolUse{{Name: "Read", ID: "toolu_a", Input: `{"path":"a.go"}`}}, OutputTokens: 42})
 	resp := post(t, srv.URL, request(true, userText("go")))
 	defer resp.Body.Close()
@@ -61,7 +62,7 @@ func TestStreamsAReplyAsTheAPIDoes(t *testing.T) {
 }
 
 func TestAnswersWithoutStreamingAsOneMessage(t *testing.T) {
-	srv, _ := serve(t, messagesapi.Options{},
+	srv, _ := serve(t, wire.Options{},
 		fakemodel.Step{Text: "cut", ToolUses: []fakemodel.ToolUse{{Name: "Edit", Input: `{"file":"a.go","text":"xx"}`}}, Kind: fakemodel.Truncated})
 	resp := post(t, srv.URL, request(false, userText("go")))
 	require.Equal(t, http.StatusOK, resp.StatusCode)
@@ -98,7 +99,7 @@ func TestErrorsHaveTheAPIsStatusBodyAndHeaders(t *testing.T) {
 	for _, stream := range []bool{false, true} {
 		for _, c := range cases {
 			t.Run(string(c.step.Kind), func(t *testing.T) {
-				srv, _ := serve(t, messagesapi.Options{}, c.step)
+				srv, _ := serve(t, wire.Options{}, c.step)
 				resp := post(t, srv.URL, request(stream, userText("go")))
 				assert.Equal(t, c.status, resp.StatusCode)
 				assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
@@ -121,7 +122,7 @@ func TestErrorsHaveTheAPIsStatusBodyAndHeaders(t *testing.T) {
 }
 
 func TestErrorEventMidStream(t *testing.T) {
-	srv, _ := serve(t, messagesapi.Options{}, fakemodel.Step{Kind: fakemodel.StreamError, Text: "partial", After: 2})
+	srv, _ := serve(t, wire.Options{}, fakemodel.Step{Kind: fakemodel.StreamError, Text: "partial", After: 2})
 	resp := post(t, srv.URL, request(true, userText("go")))
 	defer resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
@@ -131,18 +132,18 @@ func TestErrorEventMidStream(t *testing.T) {
 		"content_block_start", "content_block_delta", "content_block_stop",
 		"content_block_start", "content_block_delta", "content_block_stop", "error"}, names(events))
 	assert.Equal(t, "api_error", events[len(events)-1].Data["error"].(map[string]any)["type"])
-	assert.Equal(t, []string{"M:stream_error"}, messagesapi.Labels(srv.Requests()))
+	assert.Equal(t, []string{"M:stream_error"}, wire.Labels(srv.Requests()))
 }
 
 func TestStreamErrorWithoutStreamingIs500(t *testing.T) {
-	srv, _ := serve(t, messagesapi.Options{}, fakemodel.Step{Kind: fakemodel.StreamError})
+	srv, _ := serve(t, wire.Options{}, fakemodel.Step{Kind: fakemodel.StreamError})
 	resp := post(t, srv.URL, request(false, userText("go")))
 	assert.Equal(t, 500, resp.StatusCode)
 	assert.Equal(t, "api_error", decodeJSON(t, resp)["error"].(map[string]any)["type"])
 }
 
 func TestDroppedConnection(t *testing.T) {
-	srv, _ := serve(t, messagesapi.Options{},
+	srv, _ := serve(t, wire.Options{},
 		fakemodel.Step{Kind: fakemodel.ConnectionDropped},
 		fakemodel.Step{Kind: fakemodel.ConnectionDropped, After: 1},
 		fakemodel.Step{Kind: fakemodel.ConnectionDropped},
@@ -159,7 +160,7 @@ func TestDroppedConnection(t *testing.T) {
 
 	_, err = http.Post(srv.URL+"/v1/messages", "application/json", strings.NewReader(mustJSON(t, request(false, userText("go")))))
 	require.Error(t, err, "non-streaming: dropped before the answer")
-	assert.Equal(t, []string{"M:drop", "M:drop", "M:drop"}, messagesapi.Labels(srv.Requests()))
+	assert.Equal(t, []string{"M:drop", "M:drop", "M:drop"}, wire.Labels(srv.Requests()))
 }
 
 func mustJSON(t testing.TB, v any) string {
@@ -170,7 +171,7 @@ func mustJSON(t testing.TB, v any) string {
 }
 
 func TestScriptRunOutIsAHarnessFault(t *testing.T) {
-	srv, _ := serve(t, messagesapi.Options{})
+	srv, _ := serve(t, wire.Options{})
 	resp := post(t, srv.URL, request(true, userText("go")))
 	assert.Equal(t, 500, resp.StatusCode)
 	assert.Contains(t, decodeJSON(t, resp)["error"].(map[string]any)["message"], "script exhausted")
@@ -180,11 +181,15 @@ func TestScriptRunOutIsAHarnessFault(t *testing.T) {
 }
 
 func TestUnknownPathAndMethod(t *testing.T) {
-	srv, _ := serve(t, messagesapi.Options{})
+	srv, _ := serve(t, wire.Options{})
 	resp, err := http.Get(srv.URL + "/v1/messages")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
 	resp.Body.Close()
+	resp, err = http.Get(srv.URL + "/v1/messages/count_tokens")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode, "count_tokens takes POST only")
+	assert.Equal(t, "invalid_request_error", decodeJSON(t, resp)["error"].(map[string]any)["type"])
 	resp, err = http.Get(srv.URL + "/v1/models")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
@@ -192,7 +197,7 @@ func TestUnknownPathAndMethod(t *testing.T) {
 }
 
 func TestCountTokens(t *testing.T) {
-	srv, model := serve(t, messagesapi.Options{})
+	srv, model := serve(t, wire.Options{})
 	b := request(false, userText(strings.Repeat("x", 400)))
 	delete(b, "max_tokens")
 	resp, err := http.Post(srv.URL+"/v1/messages/count_tokens", "application/json", strings.NewReader(mustJSON(t, b)))

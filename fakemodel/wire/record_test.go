@@ -1,4 +1,4 @@
-package messagesapi_test
+package wire_test
 
 import (
 	"bytes"
@@ -12,12 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loopsim/loopsim/fakemodel"
-	"github.com/loopsim/loopsim/fakemodel/messagesapi"
+	"github.com/loopsim/loopsim/fakemodel/wire"
+	"github.com/loopsim/loopsim/fakemodel/wire/messages"
 	"github.com/loopsim/loopsim/loop"
 )
 
 func TestRecordsEachRequestNormalized(t *testing.T) {
-	srv, _ := serve(t, messagesapi.Options{},
+	srv, _ := serve(t, wire.Options{},
 		fakemodel.Step{Kind: fakemodel.Truncated},
 		fakemodel.Step{Text: "<summary>s</summary>"},
 		fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}}},
@@ -34,8 +35,8 @@ func TestRecordsEachRequestNormalized(t *testing.T) {
 
 	rec := srv.Requests()
 	require.Len(t, rec, 3)
-	assert.Equal(t, []string{"M:trunc", "C:text", "M:tool"}, messagesapi.Labels(rec))
-	assert.Equal(t, messagesapi.Record{Seq: 1, Purpose: loop.PurposeMain, Model: "claude-test", MaxTokens: 1000, Stream: true,
+	assert.Equal(t, []string{"M:trunc", "C:text", "M:tool"}, wire.Labels(rec))
+	assert.Equal(t, wire.Record{Seq: 1, API: "messages", Purpose: loop.PurposeMain, Model: "claude-test", MaxTokens: 1000, Stream: true,
 		Roles: "u", Messages: 1, Tools: 1, InputTokens: rec[0].SystemTokens + 4, SystemTokens: rec[0].SystemTokens,
 		Appended: []string{"user:text"}, Answer: "trunc", Status: 200, Blocks: 1}, rec[0])
 	assert.Greater(t, rec[0].SystemTokens, 100, "system prompt and tool definitions are measured")
@@ -50,10 +51,10 @@ func TestRecordsEachRequestNormalized(t *testing.T) {
 
 	var buf bytes.Buffer
 	require.NoError(t, srv.WriteJSONL(&buf))
-	back, err := messagesapi.ReadJSONL(&buf)
+	back, err := wire.ReadJSONL(&buf)
 	require.NoError(t, err)
 	assert.Equal(t, rec, back)
-	_, err = messagesapi.ReadJSONL(strings.NewReader(`{"seq":1,"nope":2}`))
+	_, err = wire.ReadJSONL(strings.NewReader(`{"seq":1,"nope":2}`))
 	assert.ErrorContains(t, err, "nope")
 }
 
@@ -62,18 +63,18 @@ func TestPurposeRule(t *testing.T) {
 		return loop.Message{Role: role, Blocks: []loop.Block{b}}
 	}
 	text := func(s string) loop.Block { return loop.Block{Type: loop.BlockText, Text: s} }
-	assert.Equal(t, loop.PurposeCompact, messagesapi.PurposeOf([]loop.Message{msg(loop.RoleUser, text(loop.SummariseInstruction))}))
-	assert.Equal(t, loop.PurposeCompact, messagesapi.PurposeOf([]loop.Message{msg(loop.RoleUser, text(loop.ReaskInstruction))}))
-	assert.Equal(t, loop.PurposeMain, messagesapi.PurposeOf([]loop.Message{msg(loop.RoleUser, text(loop.SummariseInstruction)), msg(loop.RoleAssistant, text("x"))}))
-	assert.Equal(t, loop.PurposeMain, messagesapi.PurposeOf([]loop.Message{msg(loop.RoleUser, text("summarise please"))}))
-	assert.Equal(t, loop.PurposeMain, messagesapi.PurposeOf(nil))
-	assert.Equal(t, loop.PurposeMain, messagesapi.PurposeOf([]loop.Message{msg(loop.RoleUser, text("  <summary>the work so far</summary>"))}),
+	assert.Equal(t, loop.PurposeCompact, wire.PurposeOf([]loop.Message{msg(loop.RoleUser, text(loop.SummariseInstruction))}))
+	assert.Equal(t, loop.PurposeCompact, wire.PurposeOf([]loop.Message{msg(loop.RoleUser, text(loop.ReaskInstruction))}))
+	assert.Equal(t, loop.PurposeMain, wire.PurposeOf([]loop.Message{msg(loop.RoleUser, text(loop.SummariseInstruction)), msg(loop.RoleAssistant, text("x"))}))
+	assert.Equal(t, loop.PurposeMain, wire.PurposeOf([]loop.Message{msg(loop.RoleUser, text("summarise please"))}))
+	assert.Equal(t, loop.PurposeMain, wire.PurposeOf(nil))
+	assert.Equal(t, loop.PurposeMain, wire.PurposeOf([]loop.Message{msg(loop.RoleUser, text("  <summary>the work so far</summary>"))}),
 		"a summary left by a compaction is not a request for one")
-	assert.Equal(t, loop.PurposeMain, messagesapi.PurposeOf([]loop.Message{msg(loop.RoleUser, text("<analysis>a</analysis><summary>s</summary>"))}))
+	assert.Equal(t, loop.PurposeMain, wire.PurposeOf([]loop.Message{msg(loop.RoleUser, text("<analysis>a</analysis><summary>s</summary>"))}))
 }
 
 func TestSlowStreamAndAClientThatLeaves(t *testing.T) {
-	srv, _ := serve(t, messagesapi.Options{EventDelay: 20 * time.Millisecond}, fakemodel.Step{Text: strings.Repeat("x", 640), Repeat: 2})
+	srv, _ := serve(t, wire.Options{EventDelay: 20 * time.Millisecond}, fakemodel.Step{Text: strings.Repeat("x", 640), Repeat: 2})
 	began := time.Now()
 	resp := post(t, srv.URL, request(true, userText("go")))
 	events, err := readEvents(t, resp.Body)
@@ -98,7 +99,7 @@ func TestAbortStep(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	model := &fakemodel.Model{Script: []fakemodel.Step{{Kind: fakemodel.Abort, Text: "partial", After: 1}}}
-	h := messagesapi.NewHandler(model, messagesapi.Options{OnAbort: cancel})
+	h := wire.NewHandler(model, wire.Options{OnAbort: cancel}, messages.API{})
 	model.Cancel = h.Abort
 	srv, err := h.Listen()
 	require.NoError(t, err)
@@ -115,14 +116,14 @@ func TestAbortStep(t *testing.T) {
 		assert.LessOrEqual(t, len(events), 5)
 	}
 	require.ErrorIs(t, err, context.Canceled)
-	assert.Equal(t, []string{"M:abort"}, messagesapi.Labels(srv.Requests()))
+	assert.Equal(t, []string{"M:abort"}, wire.Labels(srv.Requests()))
 }
 
 func TestDrivenByTheWorkload(t *testing.T) {
 	w := fakemodel.DefaultWorkload()
 	w.Faults = fakemodel.Faults{}
 	ep := w.Episode(fakemodel.Seeds{Workload: 1, Faults: 2}, 200_000, nil)
-	srv := messagesapi.NewServer(ep, messagesapi.Options{})
+	srv := wire.NewServer(ep, wire.Options{}, messages.API{})
 	defer srv.Close()
 	resp := post(t, srv.URL, request(true, userText("go")))
 	events, err := readEvents(t, resp.Body)
@@ -133,11 +134,11 @@ func TestDrivenByTheWorkload(t *testing.T) {
 }
 
 func TestInputTokensHeader(t *testing.T) {
-	srv, model := serve(t, messagesapi.Options{}, fakemodel.Step{Text: "ok"})
+	srv, model := serve(t, wire.Options{}, fakemodel.Step{Text: "ok"})
 	send := func(v string) *http.Response {
 		req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/messages", strings.NewReader(mustJSON(t, request(false, userText("go")))))
 		require.NoError(t, err)
-		req.Header.Set(messagesapi.InputTokensHeader, v)
+		req.Header.Set(wire.InputTokensHeader, v)
 		resp, err := http.DefaultClient.Do(req)
 		require.NoError(t, err)
 		return resp
@@ -149,4 +150,23 @@ func TestInputTokensHeader(t *testing.T) {
 	resp = send("-3")
 	assert.Equal(t, 400, resp.StatusCode)
 	assert.Contains(t, decodeJSON(t, resp)["error"].(map[string]any)["message"], "Loopsim-Input-Tokens")
+}
+
+// Every record carries "appended" as a list, empty when nothing was
+// appended or the request could not be read: never null.
+func TestAppendedIsNeverNull(t *testing.T) {
+	srv, _ := serve(t, wire.Options{}, fakemodel.Step{Text: "ok", Repeat: 2})
+	b := request(false, userText("go"))
+	post(t, srv.URL, b).Body.Close()
+	post(t, srv.URL, b).Body.Close()                   // a retry: nothing appended
+	post(t, srv.URL, []byte(`{"model":`)).Body.Close() // rejected: nothing read
+	rec := srv.Requests()
+	require.Len(t, rec, 3)
+	for _, r := range rec[1:] {
+		assert.NotNil(t, r.Appended, "record %d", r.Seq)
+	}
+	var buf bytes.Buffer
+	require.NoError(t, srv.WriteJSONL(&buf))
+	assert.NotContains(t, buf.String(), `"appended":null`)
+	assert.Equal(t, 3, strings.Count(buf.String(), `"appended":[`))
 }

@@ -1,9 +1,10 @@
-package messagesapi_test
+package messages_test
 
 import (
 	"testing"
 
-	"github.com/loopsim/loopsim/fakemodel/messagesapi"
+	"github.com/loopsim/loopsim/fakemodel/wire"
+	"github.com/loopsim/loopsim/fakemodel/wire/messages"
 	"github.com/loopsim/loopsim/loop"
 	"github.com/stretchr/testify/require"
 )
@@ -11,7 +12,7 @@ import (
 // FuzzDecode: no body makes the decoder panic; a body it accepts has a
 // model, max_tokens, messages and a purpose, and one it rejects says why.
 //
-//	go test ./fakemodel/messagesapi -run XXX -fuzz FuzzDecode
+//	go test ./fakemodel/wire/messages -run XXX -fuzz FuzzDecode
 func FuzzDecode(f *testing.F) {
 	for _, seed := range []string{
 		`{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`,
@@ -25,7 +26,7 @@ func FuzzDecode(f *testing.F) {
 	}
 	models := []loop.ModelInfo{{Name: "m", ContextWindow: 1000, MaxOutputTokens: 100}}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		d, err := messagesapi.Decode(body, models)
+		d, err := messages.API{}.Decode(wire.Route{}, body, wire.DecodeOptions{Models: models})
 		if err != nil {
 			require.NotEmpty(t, err.Error(), "a rejection without a message")
 			return

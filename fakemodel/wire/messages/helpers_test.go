@@ -1,4 +1,4 @@
-package messagesapi_test
+package messages_test
 
 import (
 	"bufio"

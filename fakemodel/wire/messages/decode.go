@@ -1,4 +1,4 @@
-package messagesapi
+package messages
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/loop"
 )
 
@@ -40,65 +41,42 @@ type wireBlock struct {
 	IsError   bool            `json:"is_error"`
 }
 
-// Decoded is a request body decoded and checked as the API checks it.
-type Decoded struct {
-	// Request is what the model is asked: Purpose by [PurposeOf],
-	// Messages converted block by block, InputTokens the server's count
-	// (see [Decode]), Tools the tool names, NonStreaming for a request
-	// without "stream": true.
-	Request loop.Request
-	// Stream is the request's "stream" field.
-	Stream bool
-	// SystemTokens is the estimated size of the system prompt and the tool
-	// definitions: what a request carries besides its messages.
-	SystemTokens int
-	// Shapes is each message's shape, "role:type+type" (see [Shape]).
-	Shapes []string
-	// hashes identify each message's content, to find what a later
-	// request appended.
-	hashes []uint64
-}
-
-// invalid is a request the API would reject with 400
-// invalid_request_error, with the API's message.
-type invalid struct{ msg string }
-
-// Error implements error: the API's message.
-func (e *invalid) Error() string { return e.msg }
-
-func invalidf(format string, args ...any) *invalid {
-	return &invalid{msg: fmt.Sprintf(format, args...)}
+// rejectf is a request the API refuses with 400 invalid_request_error,
+// with the API's message.
+func rejectf(format string, args ...any) *wire.Rejection {
+	return &wire.Rejection{Type: InvalidRequestError, Message: fmt.Sprintf(format, args...)}
 }
 
 // Decode reads a request body as the Messages API does and checks it by
-// the API's rules; a body the API would reject returns an error whose
-// text is the API's message (the server answers it with 400
+// the API's rules (see the package doc); a body the API refuses returns a
+// [*wire.Rejection] whose message is the API's (400
 // invalid_request_error), and with it what could be read: nil when the
 // body is not JSON, else a Decoded whose Request has at least the model,
 // max_tokens and, when every message could be read, the messages and
-// purpose. models gives the known models' output maxima;
-// a model not in it is not checked.
+// purpose. A count_tokens body ([wire.EndpointCount]) needs no
+// max_tokens.
 //
 // The input token count is four characters to a token plus a small
 // per-block overhead ([loop.CharEstimator]) over the messages, the system
 // prompt and the tool definitions.
-func Decode(body []byte, models []loop.ModelInfo) (*Decoded, error) {
-	return decode(body, models, true)
+func (API) Decode(rt wire.Route, body []byte, opts wire.DecodeOptions) (*wire.Decoded, error) {
+	d, err := decode(body, opts.Models, rt.Endpoint != wire.EndpointCount)
+	if err != nil {
+		return d, err
+	}
+	return d, nil
 }
 
-// decodeCount decodes a count_tokens body: max_tokens is not required.
-func decodeCount(body []byte) (*Decoded, error) { return decode(body, nil, false) }
-
-func decode(body []byte, models []loop.ModelInfo, needMaxTokens bool) (*Decoded, error) {
+func decode(body []byte, models []loop.ModelInfo, needMaxTokens bool) (*wire.Decoded, *wire.Rejection) {
 	var w wireRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&w); err != nil {
-		return nil, invalidf("request body is not valid JSON: %v", err)
+		return nil, rejectf("request body is not valid JSON: %v", err)
 	}
 	if dec.More() {
-		return nil, invalidf("request body is not valid JSON: data after the top-level object")
+		return nil, rejectf("request body is not valid JSON: data after the top-level object")
 	}
-	d := &Decoded{Stream: w.Stream}
+	d := &wire.Decoded{Stream: w.Stream}
 	d.Request.NonStreaming = !w.Stream
 	if w.Model != nil {
 		d.Request.Model = *w.Model
@@ -108,15 +86,15 @@ func decode(body []byte, models []loop.ModelInfo, needMaxTokens bool) (*Decoded,
 	}
 	switch {
 	case w.Model == nil || *w.Model == "":
-		return d, invalidf("model: Field required")
+		return d, rejectf("model: Field required")
 	case w.MaxTokens == nil && needMaxTokens:
-		return d, invalidf("max_tokens: Field required")
+		return d, rejectf("max_tokens: Field required")
 	case w.MaxTokens == nil:
 		w.MaxTokens = new(int)
 	case *w.MaxTokens < 1:
-		return d, invalidf("max_tokens: Input should be greater than or equal to 1")
+		return d, rejectf("max_tokens: Input should be greater than or equal to 1")
 	case len(w.Messages) == 0:
-		return d, invalidf("messages: at least one message is required")
+		return d, rejectf("messages: at least one message is required")
 	}
 	msgs := make([]loop.Message, 0, len(w.Messages))
 	systemMessages := 0
@@ -126,9 +104,9 @@ func decode(body []byte, models []loop.ModelInfo, needMaxTokens bool) (*Decoded,
 			// released agent sends one); they count with the system
 			// prompt and are not the conversation's
 			if c := bytes.TrimSpace(wm.Content); len(c) == 0 || bytes.Equal(c, []byte("null")) {
-				return d, invalidf("messages.%d.content: Field required", i)
+				return d, rejectf("messages.%d.content: Field required", i)
 			}
-			systemMessages += (len(wm.Content)+3)/4 + 3
+			systemMessages += wire.RawTokens(wm.Content)
 			continue
 		}
 		m, err := decodeMessage(i, wm, i == len(w.Messages)-1)
@@ -136,18 +114,18 @@ func decode(body []byte, models []loop.ModelInfo, needMaxTokens bool) (*Decoded,
 			return d, err
 		}
 		msgs = append(msgs, m)
-		d.Shapes = append(d.Shapes, Shape(m))
-		d.hashes = append(d.hashes, hashMessage(wm))
+		d.Shapes = append(d.Shapes, wire.Shape(m))
+		d.Hashes = append(d.Hashes, wire.HashMessage(wm.Role, wm.Content))
 	}
 	if len(msgs) == 0 {
-		return d, invalidf("messages: at least one user or assistant message is required")
+		return d, rejectf("messages: at least one user or assistant message is required")
 	}
 	d.SystemTokens += systemMessages
 	d.Request.Messages = msgs
-	d.Request.Purpose = PurposeOf(msgs)
+	d.Request.Purpose = wire.PurposeOf(msgs)
 	for _, m := range models {
 		if m.Name == *w.Model && m.MaxOutputTokens > 0 && *w.MaxTokens > m.MaxOutputTokens {
-			return d, invalidf("max_tokens: %d > %d, which is the maximum allowed number of output tokens for %s",
+			return d, rejectf("max_tokens: %d > %d, which is the maximum allowed number of output tokens for %s",
 				*w.MaxTokens, m.MaxOutputTokens, m.Name)
 		}
 	}
@@ -160,13 +138,13 @@ func decode(body []byte, models []loop.ModelInfo, needMaxTokens bool) (*Decoded,
 			Name string `json:"name"`
 		}
 		if err := json.Unmarshal(raw, &t); err != nil || t.Name == "" {
-			return d, invalidf("tools.%d.name: Field required", i)
+			return d, rejectf("tools.%d.name: Field required", i)
 		}
 		tools = append(tools, t.Name)
-		d.SystemTokens += (len(raw)+3)/4 + 3
+		d.SystemTokens += wire.RawTokens(raw)
 	}
 	if len(w.System) > 0 && !bytes.Equal(w.System, []byte("null")) {
-		d.SystemTokens += (len(w.System)+3)/4 + 3
+		d.SystemTokens += wire.RawTokens(w.System)
 	}
 	var est loop.CharEstimator
 	input := d.SystemTokens
@@ -181,7 +159,7 @@ func decode(body []byte, models []loop.ModelInfo, needMaxTokens bool) (*Decoded,
 // decodeMessage converts one request message. Content that is neither a
 // string nor a list of blocks, and empty content (except in a final
 // assistant message, a prefill), are rejected as the API rejects them.
-func decodeMessage(i int, wm wireMessage, last bool) (loop.Message, error) {
+func decodeMessage(i int, wm wireMessage, last bool) (loop.Message, *wire.Rejection) {
 	m := loop.Message{ID: fmt.Sprintf("w%d", i+1)}
 	switch wm.Role {
 	case "user":
@@ -189,17 +167,17 @@ func decodeMessage(i int, wm wireMessage, last bool) (loop.Message, error) {
 	case "assistant":
 		m.Role = loop.RoleAssistant
 	default:
-		return m, invalidf("messages.%d.role: Input should be 'user' or 'assistant'", i)
+		return m, rejectf("messages.%d.role: Input should be 'user' or 'assistant'", i)
 	}
-	empty := invalidf("messages.%d: all messages must have non-empty content except for the optional final assistant message", i)
+	empty := rejectf("messages.%d: all messages must have non-empty content except for the optional final assistant message", i)
 	content := bytes.TrimSpace(wm.Content)
 	switch {
 	case len(content) == 0 || bytes.Equal(content, []byte("null")):
-		return m, invalidf("messages.%d.content: Field required", i)
+		return m, rejectf("messages.%d.content: Field required", i)
 	case content[0] == '"':
 		var s string
 		if err := json.Unmarshal(content, &s); err != nil {
-			return m, invalidf("messages.%d.content: %v", i, err)
+			return m, rejectf("messages.%d.content: %v", i, err)
 		}
 		if s == "" && !(last && m.Role == loop.RoleAssistant) {
 			return m, empty
@@ -207,11 +185,11 @@ func decodeMessage(i int, wm wireMessage, last bool) (loop.Message, error) {
 		m.Blocks = []loop.Block{{Type: loop.BlockText, Text: s}}
 		return m, nil
 	case content[0] != '[':
-		return m, invalidf("messages.%d.content: Input should be a valid string or a valid list", i)
+		return m, rejectf("messages.%d.content: Input should be a valid string or a valid list", i)
 	}
 	var blocks []wireBlock
 	if err := json.Unmarshal(content, &blocks); err != nil {
-		return m, invalidf("messages.%d.content: %v", i, err)
+		return m, rejectf("messages.%d.content: %v", i, err)
 	}
 	if len(blocks) == 0 && !(last && m.Role == loop.RoleAssistant) {
 		return m, empty
@@ -219,7 +197,7 @@ func decodeMessage(i int, wm wireMessage, last bool) (loop.Message, error) {
 	for j, b := range blocks {
 		lb, err := decodeBlock(b, m.Role)
 		if err != nil {
-			return m, invalidf("messages.%d.content.%d: %v", i, j, err)
+			return m, rejectf("messages.%d.content.%d: %v", i, j, err)
 		}
 		m.Blocks = append(m.Blocks, lb)
 	}
@@ -267,7 +245,7 @@ func decodeBlock(b wireBlock, role loop.Role) (loop.Block, error) {
 		return loop.Block{}, fmt.Errorf("type: Field required")
 	}
 	raw, _ := json.Marshal(b)
-	return loop.Block{Type: loop.BlockText, Tokens: (len(raw)+3)/4 + 3}, nil
+	return loop.Block{Type: loop.BlockText, Tokens: wire.RawTokens(raw)}, nil
 }
 
 // resultText is a tool_result's content as text: the string, or the text
@@ -299,7 +277,7 @@ func resultText(raw json.RawMessage) string {
 // assistant message has its tool_result in the next message, a user
 // message, and every tool_result answers a tool_use of the message just
 // before it.
-func checkPairing(msgs []loop.Message) error {
+func checkPairing(msgs []loop.Message) *wire.Rejection {
 	for i, m := range msgs {
 		if m.Role == loop.RoleUser {
 			var prev []loop.Block
@@ -308,7 +286,7 @@ func checkPairing(msgs []loop.Message) error {
 			}
 			for j, b := range m.Blocks {
 				if b.Type == loop.BlockToolResult && !hasToolUse(prev, b.ToolUseID) {
-					return invalidf("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. "+
+					return rejectf("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. "+
 						"Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, j, b.ToolUseID)
 				}
 			}
@@ -325,7 +303,7 @@ func checkPairing(msgs []loop.Message) error {
 			}
 		}
 		if len(missing) > 0 {
-			return invalidf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. "+
+			return rejectf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. "+
 				"Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i, strings.Join(missing, ", "))
 		}
 	}

@@ -1,4 +1,4 @@
-package messagesapi_test
+package wire_test
 
 import (
 	"context"
@@ -15,7 +15,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/loopsim/loopsim/fakemodel"
-	"github.com/loopsim/loopsim/fakemodel/messagesapi"
+	"github.com/loopsim/loopsim/fakemodel/wire"
+	"github.com/loopsim/loopsim/fakemodel/wire/messages"
 )
 
 // reply is a reply of a few hundred bytes with a tool call: about twenty
@@ -57,8 +58,8 @@ func (e *badStream) Error() string {
 
 func TestSixtyFourConcurrentStreamsAndClientsThatLeave(t *testing.T) {
 	defer goleak.VerifyNone(t, lingering)
-	srv := messagesapi.NewServer(&fakemodel.Model{Script: []fakemodel.Step{reply}},
-		messagesapi.Options{EventDelay: 20 * time.Millisecond}) // streams of about 400 ms: the leavers leave mid-stream
+	srv := wire.NewServer(&fakemodel.Model{Script: []fakemodel.Step{reply}},
+		wire.Options{EventDelay: 20 * time.Millisecond}, messages.API{}) // streams of about 400 ms: the leavers leave mid-stream
 	c := client()
 	raw := mustJSON(t, request(true, userText("go")))
 	var wg sync.WaitGroup
@@ -110,7 +111,7 @@ func TestTenThousandRequestsInARowLeakNothing(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		n = 1_000 // the race detector slows each request tenfold
 	}
-	srv := messagesapi.NewServer(&fakemodel.Model{Script: []fakemodel.Step{reply}}, messagesapi.Options{})
+	srv := wire.NewServer(&fakemodel.Model{Script: []fakemodel.Step{reply}}, wire.Options{}, messages.API{})
 	c := client()
 	raw := mustJSON(t, request(true, userText("go")))
 	heap := func() uint64 {
@@ -139,7 +140,7 @@ func TestTenThousandRequestsInARowLeakNothing(t *testing.T) {
 }
 
 func TestBadBodiesNeverCrash(t *testing.T) {
-	srv, _ := serve(t, messagesapi.Options{MaxBodyBytes: 1 << 10})
+	srv, _ := serve(t, wire.Options{MaxBodyBytes: 1 << 10})
 	for _, raw := range []string{"", "null", "{", `{"messages": "x"}`, `{"model": 3}`, strings.Repeat("[", 1000),
 		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"tool_result"}]}]}`,
 		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{}]}]}`,
@@ -157,7 +158,7 @@ func TestBadBodiesNeverCrash(t *testing.T) {
 // BenchmarkStreamingRequests is requests per second, each a streamed
 // reply of about twenty events read to its end, from 8 clients at once.
 func BenchmarkStreamingRequests(b *testing.B) {
-	srv := messagesapi.NewServer(&fakemodel.Model{Script: []fakemodel.Step{reply}}, messagesapi.Options{})
+	srv := wire.NewServer(&fakemodel.Model{Script: []fakemodel.Step{reply}}, wire.Options{}, messages.API{})
 	defer srv.Close()
 	c := client()
 	defer c.CloseIdleConnections()
@@ -177,7 +178,7 @@ func BenchmarkStreamingRequests(b *testing.B) {
 
 func TestCloseWhileStreaming(t *testing.T) {
 	defer goleak.VerifyNone(t, lingering)
-	srv := messagesapi.NewServer(&fakemodel.Model{Script: []fakemodel.Step{reply}}, messagesapi.Options{EventDelay: time.Second})
+	srv := wire.NewServer(&fakemodel.Model{Script: []fakemodel.Step{reply}}, wire.Options{EventDelay: time.Second}, messages.API{})
 	c := client()
 	defer c.CloseIdleConnections()
 	resp := post(t, srv.URL, request(true, userText("go")))

@@ -1,4 +1,4 @@
-package messagesapi_test
+package messages_test
 
 import (
 	"net/http"
@@ -8,7 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loopsim/loopsim/fakemodel"
-	"github.com/loopsim/loopsim/fakemodel/messagesapi"
+	"github.com/loopsim/loopsim/fakemodel/wire"
+	"github.com/loopsim/loopsim/fakemodel/wire/messages"
 	"github.com/loopsim/loopsim/loop"
 )
 
@@ -64,7 +65,7 @@ func TestRejectsWhatTheAPIRejects(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			model := &fakemodel.Model{Script: []fakemodel.Step{{Text: "never sent"}}}
-			srv := messagesapi.NewServer(model, messagesapi.Options{Models: []loop.ModelInfo{{Name: "claude-test", ContextWindow: 200_000, MaxOutputTokens: 64_000}}})
+			srv := wire.NewServer(model, wire.Options{Models: []loop.ModelInfo{{Name: "claude-test", ContextWindow: 200_000, MaxOutputTokens: 64_000}}}, messages.API{})
 			defer srv.Close()
 			resp := post(t, srv.URL, c.body)
 			assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
@@ -86,7 +87,7 @@ func TestRejectsWhatTheAPIRejects(t *testing.T) {
 }
 
 func TestAcceptsAPairedConversationAndAPrefill(t *testing.T) {
-	srv, model := serve(t, messagesapi.Options{}, fakemodel.Step{Text: "ok", Repeat: 2})
+	srv, model := serve(t, wire.Options{}, fakemodel.Step{Text: "ok", Repeat: 2})
 	resp := post(t, srv.URL, request(true, userText("go"), toolUse("toolu_1"), toolResult("toolu_1")))
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)

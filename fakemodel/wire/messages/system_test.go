@@ -1,4 +1,4 @@
-package messagesapi
+package messages_test
 
 import (
 	"testing"
@@ -6,6 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/loopsim/loopsim/fakemodel/wire"
+	"github.com/loopsim/loopsim/fakemodel/wire/messages"
 	"github.com/loopsim/loopsim/loop"
 )
 
@@ -16,15 +18,20 @@ func TestSystemRoleMessages(t *testing.T) {
 	body := `{"model":"m","max_tokens":10,"stream":true,"messages":[` +
 		`{"role":"user","content":[{"type":"text","text":"go"}]},` +
 		`{"role":"system","content":[{"type":"text","text":"environment notes"}]}]}`
-	d, err := Decode([]byte(body), nil)
+	d, err := decode([]byte(body), nil)
 	require.NoError(t, err)
 	require.Len(t, d.Request.Messages, 1)
 	assert.Equal(t, loop.RoleUser, d.Request.Messages[0].Role)
 	assert.Positive(t, d.SystemTokens)
-	assert.Equal(t, []string{Shape(d.Request.Messages[0])}, d.Shapes)
+	assert.Equal(t, []string{wire.Shape(d.Request.Messages[0])}, d.Shapes)
 
-	_, err = Decode([]byte(`{"model":"m","max_tokens":10,"messages":[{"role":"system","content":"only notes"}]}`), nil)
+	_, err = decode([]byte(`{"model":"m","max_tokens":10,"messages":[{"role":"system","content":"only notes"}]}`), nil)
 	assert.ErrorContains(t, err, "at least one user or assistant message")
-	_, err = Decode([]byte(`{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"go"},{"role":"system"}]}`), nil)
+	_, err = decode([]byte(`{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"go"},{"role":"system"}]}`), nil)
 	assert.ErrorContains(t, err, "messages.1.content: Field required")
+}
+
+// decode is the API's Decode of a Messages request body.
+func decode(body []byte, models []loop.ModelInfo) (*wire.Decoded, error) {
+	return messages.API{}.Decode(wire.Route{}, body, wire.DecodeOptions{Models: models})
 }

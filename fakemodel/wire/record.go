@@ -1,20 +1,22 @@
-package messagesapi
+package wire
 
 import (
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"io"
-	"strings"
 
 	"github.com/loopsim/loopsim/loop"
 )
 
 // Record is one request as the server saw it, normalized: its shape and
-// how it was answered, never its text.
+// how it was answered, never its text. Every API's requests are recorded
+// alike.
 type Record struct {
 	// Seq numbers the requests from 1 in the order they arrived.
 	Seq int `json:"seq"`
+	// API is the name of the API that served the request ([API.Name]:
+	// messages, chat, responses, gemini).
+	API string `json:"api"`
 	// Purpose is main or compact, by [PurposeOf]; empty for a request that
 	// could not be decoded.
 	Purpose loop.Purpose `json:"purpose,omitempty"`
@@ -51,16 +53,17 @@ type Record struct {
 	// was rewritten.
 	Appended []string `json:"appended"`
 	// Answer is how the server answered, in the notation of the profile's
-	// request sequences: text, tool, trunc, empty, malformed (tool_use
-	// stop reason without a tool_use block), an HTTP status (400, 413,
-	// 429, 500, 529, ...), stream_error (an error event mid-stream), drop
-	// (connection dropped), abort, or rejected (the request broke the
-	// API's rules; Error says which).
+	// request sequences: text, tool, trunc, empty, malformed (a tool-use
+	// stop reason without a tool call), an HTTP status (400, 413, 429,
+	// 500, 529, ...), stream_error (an error mid-stream), drop
+	// (connection dropped), abort, fault (the harness's own failure),
+	// gone (the client left during the model call), or rejected (the
+	// request broke the API's rules; Error says which).
 	Answer string `json:"answer"`
 	// Status is the HTTP status sent; 0 when the connection was dropped
 	// before one.
 	Status int `json:"status"`
-	// ErrorType is the API error type of an error answer.
+	// ErrorType is the API's error type (or code) of an error answer.
 	ErrorType string `json:"error_type,omitempty"`
 	// Error is the message of a rejected request or of a harness fault
 	// (the script ran out); empty otherwise. Fault messages the script
@@ -76,7 +79,7 @@ type Record struct {
 // Label is the request in the profile's notation: M (main) or C
 // (compaction), a colon and the answer, e.g. "M:trunc", "C:text",
 // "M:400". A rejected request whose messages could not be read is
-// "?:rejected".
+// "?:rejected". The notation is the same whatever API served it.
 func (r Record) Label() string {
 	p := "?"
 	switch r.Purpose {
@@ -86,29 +89,6 @@ func (r Record) Label() string {
 		p = "C"
 	}
 	return p + ":" + r.Answer
-}
-
-// Shape is a message's role and block types, "assistant:text+tool_use",
-// "user:tool_result"; a user message the agent injected cannot be told
-// from one the user typed.
-func Shape(m loop.Message) string {
-	types := make([]string, len(m.Blocks))
-	for i, b := range m.Blocks {
-		types[i] = string(b.Type)
-	}
-	if len(types) == 0 {
-		return string(m.Role) + ":"
-	}
-	return string(m.Role) + ":" + strings.Join(types, "+")
-}
-
-// hashMessage identifies a message by its role and raw content.
-func hashMessage(m wireMessage) uint64 {
-	h := fnv.New64a()
-	_, _ = io.WriteString(h, m.Role)
-	_, _ = h.Write([]byte{0})
-	_, _ = h.Write(m.Content)
-	return h.Sum64()
 }
 
 // Labels is the label of each record, in order.
@@ -124,8 +104,11 @@ func Labels(records []Record) []string {
 func WriteJSONL(w io.Writer, records []Record) error {
 	enc := json.NewEncoder(w)
 	for i, r := range records {
+		if r.Appended == nil {
+			r.Appended = []string{}
+		}
 		if err := enc.Encode(r); err != nil {
-			return fmt.Errorf("messagesapi: record %d: %w", i+1, err)
+			return fmt.Errorf("wire: record %d: %w", i+1, err)
 		}
 	}
 	return nil
@@ -140,9 +123,24 @@ func ReadJSONL(r io.Reader) ([]Record, error) {
 	for dec.More() {
 		var rec Record
 		if err := dec.Decode(&rec); err != nil {
-			return out, fmt.Errorf("messagesapi: record %d: %w", len(out)+1, err)
+			return out, fmt.Errorf("wire: record %d: %w", len(out)+1, err)
+		}
+		if rec.Appended == nil {
+			rec.Appended = []string{}
 		}
 		out = append(out, rec)
 	}
 	return out, nil
+}
+
+// Roles is the role of each message: u for user, a for assistant.
+func Roles(msgs []loop.Message) string {
+	out := make([]byte, len(msgs))
+	for i, m := range msgs {
+		out[i] = 'u'
+		if m.Role == loop.RoleAssistant {
+			out[i] = 'a'
+		}
+	}
+	return string(out)
 }
