@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"image/color"
 	"slices"
 	"strings"
@@ -129,187 +128,87 @@ type contextFig struct {
 	entries []string
 }
 
+// contextFigure builds a context figure: a tile for each sample, then
+// the legend's entries for the limits and events the tiles show.
 func contextFigure(samples []ContextSample, labels []string, autoCompact []bool) (*contextFig, error) {
-	n := len(labels)
-	fig := &contextFig{legend: plot.NewLegend()}
-	fig.legend.TextStyle.Font.Size = vg.Points(11)
-	fig.legend.Top, fig.legend.Left = true, true
-	fig.legend.XOffs, fig.legend.YOffs = vg.Points(30), -vg.Points(10)
-	fig.legend.Padding = vg.Points(4)
-	add := func(name string, th ...plot.Thumbnailer) {
-		if name != "" && !slices.Contains(fig.entries, name) {
-			fig.legend.Add(name, th...)
-			fig.entries = append(fig.entries, name)
+	b := newContextBuilder(labels, autoCompact)
+	for _, cs := range samples {
+		p, err := b.tile(cs)
+		if err != nil {
+			return nil, err
 		}
+		b.fig.plots = append(b.fig.plots, p)
 	}
-	width := func(k int) vg.Length { return vg.Points(1.2 + 0.5*float64(n-1-k)) }
+	b.addLimitEntries()
+	b.addMarkEntries()
+	return b.fig, nil
+}
+
+// contextBuilder builds a context figure tile by tile and remembers
+// which limits and events the tiles drew, for the legend.
+type contextBuilder struct {
+	fig         *contextFig
+	labels      []string
+	autoCompact []bool
+	// marksSeen, limitsSeen: the kinds of events and limits drawn;
+	// limitsDiffer: the limits drawn once per setting, in its colour.
+	marksSeen    [numMarkKinds]bool
+	limitsSeen   []bool
+	limitsDiffer []bool
+}
+
+// newContextBuilder starts a figure whose legend names every setting in
+// its colour.
+func newContextBuilder(labels []string, autoCompact []bool) *contextBuilder {
+	b := &contextBuilder{fig: &contextFig{legend: plot.NewLegend()}, labels: labels, autoCompact: autoCompact,
+		limitsSeen: make([]bool, len(limitLines)), limitsDiffer: make([]bool, len(limitLines))}
+	lg := &b.fig.legend
+	lg.TextStyle.Font.Size = vg.Points(11)
+	lg.Top, lg.Left = true, true
+	lg.XOffs, lg.YOffs = vg.Points(30), -vg.Points(10)
+	lg.Padding = vg.Points(4)
 	for k, l := range labels {
 		ln, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}})
 		ln.Color, ln.Width = colorOf(k), vg.Points(2.5)
-		add(l, ln)
+		b.addEntry(l, ln)
 	}
-	var marksSeen [numMarkKinds]bool
-	limitsSeen := make([]bool, len(limitLines))
-	limitsDiffer := make([]bool, len(limitLines))
-	for _, cs := range samples {
-		tls := cs.Timelines
-		ends := map[string]bool{}
-		last, top := 1, 0
-		for _, tl := range tls {
-			ends[tl.Terminal] = true
-			top = max(top, tl.Limits.Window)
-			for _, pt := range tl.Points {
-				last = max(last, pt.Iteration)
-			}
-		}
-		ending := ""
-		if len(ends) == 1 {
-			ending = ", " + tls[0].Terminal
-		} else {
-			ending = ", endings differ"
-		}
-		title := fmt.Sprintf("%s: episode %d%s", cs.Feature, cs.Index, ending)
-		if n > 1 {
-			title = fmt.Sprintf("episode %d%s\n%s in\n%s", cs.Index, ending, cs.Feature, labels[cs.PickedBy])
-		}
-		p := newPlot(title, "iteration", "context (tokens)")
-		p.Y.Tick.Marker, p.X.Tick.Marker = countTicks{}, countTicks{}
-		p.Y.Min, p.Y.Max = 0, float64(top)*1.08
-		p.X.Min, p.X.Max = 0, float64(last)+1
-		for li, l := range limitLines {
-			var vals []int
-			for k, tl := range tls {
-				if l.name == "auto-compact threshold" && !autoCompact[k] {
-					vals = append(vals, -1)
-					continue
-				}
-				vals = append(vals, l.value(tl))
-			}
-			// one line when the settings that have the limit agree on it
-			var drawn []int
-			for _, v := range vals {
-				if v >= 0 {
-					drawn = append(drawn, v)
-				}
-			}
-			same := !slices.ContainsFunc(drawn, func(v int) bool { return v != drawn[0] })
-			once := false
-			for k, v := range vals {
-				if v < 0 || (same && once) {
-					continue
-				}
-				once = true
-				ln, err := plotter.NewLine(plotter.XYs{{X: 0, Y: float64(v)}, {X: float64(last) + 1, Y: float64(v)}})
-				if err != nil {
-					return nil, err
-				}
-				ln.Color, ln.Dashes, ln.Width = l.color, l.dashes, vg.Points(1)
-				if !same {
-					ln.Color = colorOf(k)
-					limitsDiffer[li] = true
-				}
-				p.Add(ln)
-				limitsSeen[li] = true
-			}
-		}
-		// a setting that played the episode exactly as an earlier one is
-		// drawn once, in the earlier one's colour, and named in a note
-		sameAs := make([]int, len(tls))
-		var notes []string
-		var noteColors []color.Color
-		for k := range tls {
-			sameAs[k] = k
-			for j := range k {
-				if sameAs[j] == j && slices.Equal(tls[j].Points, tls[k].Points) && slices.Equal(tls[j].Marks, tls[k].Marks) &&
-					tls[j].Terminal == tls[k].Terminal {
-					sameAs[k] = j
-					break
-				}
-			}
-		}
-		for j := range tls {
-			group := []string{labels[j]}
-			for k := j + 1; k < len(tls); k++ {
-				if sameAs[k] == j {
-					group = append(group, labels[k])
-				}
-			}
-			if sameAs[j] == j && len(group) > 1 {
-				for _, line := range wrapNote("identical under "+sameNames(group), noteWidth) {
-					notes = append(notes, line)
-					noteColors = append(noteColors, colorOf(j))
-				}
-			}
-		}
-		if len(notes) > 0 { // above the window, with room made for them
-			p.Y.Max = float64(top) * (1.08 + 0.055*float64(len(notes)))
-			p.Add(&cornerNotes{lines: notes, colors: noteColors})
-		}
-		for k, tl := range tls {
-			if len(tl.Points) == 0 || sameAs[k] != k {
-				continue
-			}
-			xys := make(plotter.XYs, len(tl.Points))
-			for i, pt := range tl.Points {
-				xys[i] = plotter.XY{X: float64(pt.Iteration), Y: float64(pt.Tokens)}
-			}
-			ln, err := plotter.NewLine(xys)
-			if err != nil {
-				return nil, err
-			}
-			ln.Color, ln.Width = colorOf(k), width(k)
-			p.Add(ln)
-			if len(ends) > 1 {
-				end := tl.Points[len(tl.Points)-1]
-				p.Add(&endNote{x: float64(end.Iteration), y: float64(end.Tokens), text: tl.Terminal, color: colorOf(k), rise: vg.Points(4 + 9*float64(k))})
-			}
-		}
-		for k, tl := range tls {
-			if sameAs[k] != k {
-				continue
-			}
-			for kind := range numMarkKinds {
-				var pts plotter.XYs
-				for _, m := range tl.Marks {
-					if m.Kind == kind {
-						pts = append(pts, plotter.XY{X: float64(m.Iteration), Y: float64(m.Tokens)})
-					}
-				}
-				if len(pts) == 0 {
-					continue
-				}
-				sc, err := plotter.NewScatter(pts)
-				if err != nil {
-					return nil, err
-				}
-				sc.GlyphStyle = draw.GlyphStyle{Shape: markShapes[kind].shape, Radius: markShapes[kind].radius, Color: colorOf(k)}
-				p.Add(sc)
-				marksSeen[kind] = true
-			}
-		}
-		fig.plots = append(fig.plots, p)
+	return b
+}
+
+// addEntry adds a legend entry, once per name.
+func (b *contextBuilder) addEntry(name string, th ...plot.Thumbnailer) {
+	if name != "" && !slices.Contains(b.fig.entries, name) {
+		b.fig.legend.Add(name, th...)
+		b.fig.entries = append(b.fig.entries, name)
 	}
+}
+
+// addLimitEntries adds a legend entry for each limit drawn.
+func (b *contextBuilder) addLimitEntries() {
 	for li, l := range limitLines {
-		if !limitsSeen[li] {
+		if !b.limitsSeen[li] {
 			continue
 		}
 		ln, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}})
 		ln.Color, ln.Dashes, ln.Width = l.color, l.dashes, vg.Points(1.5)
 		name := l.name
-		if limitsDiffer[li] {
+		if b.limitsDiffer[li] {
 			name += " (in each setting's colour)"
 		}
-		add(name, ln)
+		b.addEntry(name, ln)
 	}
+}
+
+// addMarkEntries adds a legend entry for each kind of event marked.
+func (b *contextBuilder) addMarkEntries() {
 	for kind := range numMarkKinds {
-		if !marksSeen[kind] {
+		if !b.marksSeen[kind] {
 			continue
 		}
 		sc, _ := plotter.NewScatter(plotter.XYs{{X: 0, Y: 0}})
 		sc.GlyphStyle = draw.GlyphStyle{Shape: markShapes[kind].shape, Radius: markShapes[kind].radius, Color: color.Black}
-		add(kind.String(), sc)
+		b.addEntry(kind.String(), sc)
 	}
-	return fig, nil
 }
 
 // cornerNotes writes lines of text in the top left corner of a plot's
