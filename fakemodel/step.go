@@ -64,7 +64,7 @@ const (
 	Abort Kind = "abort"
 	// Thrown fails with an error that is not an API answer (a broken
 	// client, a bug on the caller's side): not a *loop.RequestError, so
-	// the loop ends model_error (SPEC §2.3).
+	// the loop ends model_error (docs/spec.md §2.3).
 	Thrown Kind = "thrown"
 )
 

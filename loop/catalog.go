@@ -11,12 +11,12 @@ type KnownModel struct {
 	ModelInfo
 	// ReactiveOnly says the released agent enforces no auto-compact
 	// threshold and no blocking limit for the model: only the API's
-	// prompt-too-long triggers compaction (PROFILE §3). The claude-code
+	// prompt-too-long triggers compaction (docs/profile-claude-code.md §3). The claude-code
 	// profile lists these models in its reactive_only_models.
 	ReactiveOnly bool `json:"reactive_only,omitempty"`
 }
 
-// Catalog is the models whose figures the PROFILE gives, by name:
+// Catalog is the models whose figures docs/profile-claude-code.md §9 gives, by name:
 // context window, output maximum (what the released agent asks for on
 // every main request), and reactive-only mode. Look one up with
 // [LookupModel].
@@ -26,7 +26,7 @@ type KnownModel struct {
 //     window (it auto-compacts at 967,000 = 1,000,000 - 20,000 - 13,000)
 //     and 128,000 tokens of output (the max_tokens of its every main
 //     request); not reactive-only.
-//   - claude-sonnet-5-5: a 1,000,000-token window; the PROFILE gives
+//   - claude-sonnet-5-5: a 1,000,000-token window; docs/profile-claude-code.md gives
 //     128,000 tokens of output for "the default 1M-window model" and
 //     names this one as a 1M model that is not reactive-only.
 //   - claude-sonnet-4-5: 200,000 and 32,000; reactive-only.

@@ -26,7 +26,7 @@ func TestCatalog(t *testing.T) {
 		assert.Positive(t, k.MaxOutputTokens, k.Name)
 		assert.Equal(t, k.ReactiveOnly, slices.Contains(cc.ReactiveOnlyModels, k.Name),
 			"%s: the claude-code profile's reactive_only_models follow the catalog", k.Name)
-		// PROFILE §1: every main request asks for the model's own output maximum.
+		// docs/profile-claude-code.md §1: every main request asks for the model's own output maximum.
 		assert.Equal(t, k.MaxOutputTokens, cc.MaxTokens(k.ModelInfo), k.Name)
 	}
 	assert.Empty(t, loop.Seed().ReactiveOnlyModels, "the seed has no reactive-only mode")

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The claude-code profile, rule by rule of PROFILE-claude-code.md: the
+// The claude-code profile, rule by rule of docs/profile-claude-code.md: the
 // request sequence (model, max_tokens, message count, what was appended),
 // the transitions and the terminal.
 
@@ -40,7 +40,7 @@ func ccRun(t *testing.T, f fixture, kv ...string) (*loop.Result, *fakemodel.Mode
 	return run(t, f)
 }
 
-// sequence writes the trace in the PROFILE's notation: requests as
+// sequence writes the trace in the request notation of docs/profile-claude-code.md (examples): requests as
 // M:<reply> or C, failures as M:<status>, transitions by name.
 func sequence(tr loop.Trace) string {
 	var parts []string
@@ -82,7 +82,7 @@ func repeatSeq(step, sep string, n int) string {
 	return strings.Join(s, " → "+sep+" → ")
 }
 
-// checkSeq compares the run with the PROFILE notation and terminal.
+// checkSeq compares the run with the request notation of docs/profile-claude-code.md and terminal.
 func checkSeq(t *testing.T, res *loop.Result, seq string, term loop.Terminal) {
 	t.Helper()
 	got := sequence(res.Trace) + " | " + string(res.Terminal)
@@ -93,7 +93,7 @@ func checkSeq(t *testing.T, res *loop.Result, seq string, term loop.Terminal) {
 	}
 }
 
-// reqShape is what the PROFILE says must match per request.
+// reqShape is what docs/profile-claude-code.md says must match per request.
 type reqShape struct {
 	Purpose   loop.Purpose
 	Model     string
@@ -114,7 +114,7 @@ func shapes(m *fakemodel.Model) []reqShape {
 	return out
 }
 
-// The examples table of the PROFILE, row by row.
+// The examples table of docs/profile-claude-code.md, row by row.
 func TestClaudeCodeExamples(t *testing.T) {
 	endless := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}}, Repeat: fakemodel.Forever}
 	always := &fakemodel.StopHooks{Outcomes: []fakemodel.StopOutcome{{Block: "not yet"}}}

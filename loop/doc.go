@@ -1,7 +1,7 @@
 // Package loop is a faithful, deterministic implementation of an agent query
 // loop: the state carried between iterations, the continue transitions, the
 // terminals, the compaction pipeline and the recovery guards described in
-// SPEC.md, with a [Policy] that holds every number and switch.
+// docs/spec.md, with a [Policy] that holds every number and switch.
 //
 // The loop talks to the outside world only through small interfaces declared
 // here ([Model], [Tools], [StopHooks], [StopFailureHooks], [Compactor],
@@ -9,7 +9,7 @@
 // [ToolUseSummarizer]) and reports every decision it makes as a typed
 // [Event]. The ordered list of events, the trace, is what tests, property
 // checks, scenarios and the simulator read. Every iteration ends with a
-// [StateRecord] holding the ten state fields of SPEC §1 (the messages as
+// [StateRecord] holding the ten state fields of docs/spec.md §1 (the messages as
 // IDs and sizes, as a change from the previous record), and each
 // [TransitionEvent] lists every field the iteration changed.
 //

@@ -228,7 +228,7 @@ type StopHook struct {
 	BlocksInRow int `json:"blocks_in_row,omitempty"`
 }
 
-// StopFailureHook is SPEC §2.5 step 5: the last message is an API error,
+// StopFailureHook is docs/spec.md §2.5 step 5: the last message is an API error,
 // the stop-failure hooks are told it, and the run completes.
 type StopFailureHook struct {
 	// Error is the API error the hooks were told.

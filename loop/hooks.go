@@ -31,7 +31,7 @@ type StopHooks interface {
 }
 
 // StopFailureInput is what the stop-failure hooks see: the run is about to
-// end because its last message is an API error (SPEC §2.5 step 5).
+// end because its last message is an API error (docs/spec.md §2.5 step 5).
 type StopFailureInput struct {
 	// Messages is the history ending in the API-error message; valid only
 	// during the call (copy it to keep it).

@@ -23,7 +23,7 @@ const (
 	StreamErrorToolResult = "The response stream failed after this tool_use; the tool did not run"
 )
 
-// loop is the outer while(true) of SPEC §2.
+// loop is the outer while(true) of docs/spec.md §2.
 func (r *run) loop(ctx context.Context, s State) *Result {
 	limit := r.cfg.IterationLimit
 	if limit == 0 {
@@ -202,7 +202,7 @@ func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutc
 				return streamOutcome{reply: msg, toolUses: uses, streamCut: true}
 			}
 			if r.p.APIErrorTerminal == Completed {
-				// SPEC §2.3: an API error is not thrown; it becomes an
+				// docs/spec.md §2.3: an API error is not thrown; it becomes an
 				// API-error message and the stop branch ends the run
 				return streamOutcome{apiError: r.failedHistory(mfq, msg, blocks, uses, re.Error()), errorText: re.Error()}
 			}

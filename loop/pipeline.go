@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// prepareMessages is SPEC §2.1: the messages after the last boundary,
+// prepareMessages is docs/spec.md §2.1: the messages after the last boundary,
 // through the tool-result budget, snip, microcompact, context collapse and
 // auto-compact. It returns the messages, whether auto-compact compacted
 // them and what snip freed (the count cannot see it: the thresholds

@@ -409,7 +409,7 @@ type Limits struct {
 	BlockingLimit        int `json:"blocking_limit"`
 }
 
-// Limits computes the thresholds of SPEC §6 (and PROFILE §3) for model m.
+// Limits computes the thresholds of docs/spec.md §6 (and docs/profile-claude-code.md §3) for model m.
 func (p Policy) Limits(m ModelInfo) Limits {
 	w := m.ContextWindow
 	if p.ContextWindow > 0 {

@@ -6,7 +6,7 @@ import (
 )
 
 // Seed is the profile of the seed notes: every feature the notes describe
-// switched on, with the source's numbers (SPEC §6): single-shot reactive
+// switched on, with the source's numbers (docs/spec.md §6): single-shot reactive
 // compact, escalation, token budget, context collapse, no stop-hook block
 // cap, no API retry layer.
 func Seed() Policy {
@@ -57,7 +57,7 @@ func Seed() Policy {
 }
 
 // ClaudeCode is the released agent's policy as observed
-// (PROFILE-claude-code.md): no escalation, two reactive compactions in a
+// (docs/profile-claude-code.md): no escalation, two reactive compactions in a
 // row, a thrash guard, a cap of 8 stop-hook blocks that count as turns,
 // api_error for exhausted failures, API retries with back-off and the
 // malformed-tool-use and empty-reply retries.

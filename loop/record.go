@@ -3,7 +3,7 @@ package loop
 import "slices"
 
 // StateRecord is the state the loop carries out of an iteration: the ten
-// fields of SPEC §1, recorded at the end of every iteration (after its
+// fields of docs/spec.md §1, recorded at the end of every iteration (after its
 // transition, or just before its terminal). Messages are recorded as IDs
 // and sizes, as a change from the previous record (the first record lists
 // the whole history), so a record costs what the iteration changed, not

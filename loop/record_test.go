@@ -83,7 +83,7 @@ func TestStateRecordClosesEveryIteration(t *testing.T) {
 	}
 	assert.Equal(t, want, replayRecords(t, res.Trace))
 
-	// the fields the SPEC lists are all there, each at a value it takes
+	// the fields docs/spec.md §1 lists are all there, each at a value it takes
 	// in this run
 	var pending, attempted, override, active bool
 	for _, r := range records {

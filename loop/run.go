@@ -185,7 +185,7 @@ func (r *run) finish(s State, history []Message, t Terminal, msg string) *Result
 	return &Result{Terminal: t, State: s, Trace: r.trace, Stats: r.stats}
 }
 
-// advance applies transition t to s (the SPEC §3 table), then the
+// advance applies transition t to s (the docs/spec.md §3 table), then the
 // values the transition computed (edit), and records it.
 func (r *run) advance(s State, t Transition, messages []Message, edit ...func(State) State) State {
 	return r.advanceDropping(s, t, messages, "", edit...)

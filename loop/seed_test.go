@@ -106,7 +106,7 @@ func TestSeedEscalationCappedAtModelMaximum(t *testing.T) {
 }
 
 // The source clears the override on every continue, so escalation fires
-// again after each recovery: the known finding of SPEC §5.
+// again after each recovery: the known finding of docs/spec.md §5.
 func TestSeedEscalationRefiresAfterRecovery(t *testing.T) {
 	script := []fakemodel.Step{{Kind: fakemodel.Truncated, Repeat: 8}, textStep}
 	res, _ := run(t, fixture{script: script})
@@ -187,7 +187,7 @@ func TestSeedModelErrorOnlyForThrownFailures(t *testing.T) {
 	assert.Contains(t, term[0].Message, "script exhausted")
 }
 
-// SPEC §2.3, §2.5.5: an API error becomes an API-error message, the stop
+// docs/spec.md §2.3, §2.5.5: an API error becomes an API-error message, the stop
 // branch runs the stop-failure hooks (not the stop hooks) and the run
 // completes.
 func TestSeedAPIErrorCompletesAfterTheStopFailureHooks(t *testing.T) {
@@ -228,7 +228,7 @@ func TestSeedStopFailureHooksCannotChangeTheEnd(t *testing.T) {
 	assert.Equal(t, loop.Completed, res.Terminal)
 }
 
-// SPEC §2.5.4: when the recoveries are used up the withheld error is
+// docs/spec.md §2.5.4: when the recoveries are used up the withheld error is
 // emitted and the loop ends through step 5.
 func TestSeedTruncationExhaustedEndsThroughTheStopFailureHooks(t *testing.T) {
 	failHooks := &fakemodel.StopFailureHooks{}

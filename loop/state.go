@@ -30,7 +30,7 @@ type AutoCompactTracking struct {
 }
 
 // State is everything the loop carries from one iteration to the next:
-// the ten fields of SPEC §1, then the counters the policy's extra guards
+// the ten fields of docs/spec.md §1, then the counters the policy's extra guards
 // need.
 type State struct {
 	Messages                     []Message            `json:"-"`

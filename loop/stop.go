@@ -9,7 +9,7 @@ import (
 // StopHookFeedbackPrefix starts each blocking error fed back to the model.
 const StopHookFeedbackPrefix = "Stop hook feedback: "
 
-// stopBranch is SPEC §2.5: the reply has no tool_use.
+// stopBranch is docs/spec.md §2.5: the reply has no tool_use.
 func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out streamOutcome) (State, *Result) {
 	p := &r.p
 	w := out.withheld
@@ -176,7 +176,7 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 	return s, r.finish(s, history, Completed, strings.TrimSpace(history[len(history)-1].Text()))
 }
 
-// stopFailure is step 5 of SPEC §2.5: the last message of history is an
+// stopFailure is step 5 of docs/spec.md §2.5: the last message of history is an
 // API error. The stop-failure hooks are told the error (they cannot block
 // or continue the loop; their failure is recorded), the ordinary stop
 // hooks do not run, and the run completes.

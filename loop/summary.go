@@ -46,7 +46,7 @@ func (r *run) settle(s *State) {
 	}
 }
 
-// emitSummary emits the pending summary of the previous iteration (SPEC
+// emitSummary emits the pending summary of the previous iteration (docs/spec.md
 // §2.4).
 func (r *run) emitSummary(s *State) {
 	if p := s.PendingToolUseSummary; p != nil {

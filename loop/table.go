@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// after returns s as the continue t leaves it: the SPEC §3 table, plus the
+// after returns s as the continue t leaves it: the docs/spec.md §3 table, plus the
 // counters of the policy's extra guards. Fields a transition sets to a
 // value it computed (the escalated cap, the messages) are set by the
 // caller afterwards.

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// row is one row of SPEC §3: what a continue does to each counter.
+// row is one row of docs/spec.md §3: what a continue does to each counter.
 type row struct {
 	recovery       string // "0", "kept", "+1"
 	hasAttempted   string // "false", "kept", "true"
@@ -18,7 +18,7 @@ type row struct {
 	turn           string // "kept", "+1"
 }
 
-// specTable is SPEC §3, transcribed.
+// specTable is docs/spec.md §3, transcribed.
 var specTable = map[Transition]row{
 	NextTurn:                {"0", "false", "unset", "kept", "kept", "+1"},
 	CollapseDrainRetry:      {"kept", "kept", "unset", "unset", "kept", "kept"},

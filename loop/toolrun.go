@@ -11,7 +11,7 @@ import (
 // valid JSON.
 const InputErrorResult = "Input error: the tool input is not valid JSON"
 
-// toolBranch is SPEC §2.6: the reply has tool_use blocks.
+// toolBranch is docs/spec.md §2.6: the reply has tool_use blocks.
 func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out streamOutcome) (State, *Result) {
 	p := &r.p
 	r.emit(ToolBatch{ToolUses: out.toolUseIDs})

@@ -91,7 +91,7 @@ var generatedMaxOutputs = []int{64_000, 128_000, 16_000, 4_000}
 // Reachable lists the transitions and terminals the generated cases can
 // reach under policy p (with the caller's settings the generators vary:
 // stop hooks, tools, max turns, a token budget, a fallback model), in the
-// orders of loop.Transitions and loop.Terminals. It is read from SPEC §2
+// orders of loop.Transitions and loop.Terminals. It is read from docs/spec.md §2
 // and the policy's switches, not from the loop.
 func Reachable(p loop.Policy) ([]loop.Transition, []loop.Terminal) {
 	escalates := false

@@ -9,7 +9,7 @@ import (
 )
 
 // CheckDeterminism runs run twice and compares the JSON Lines traces byte
-// for byte (SPEC §5, determinism). run must build its inputs afresh each
+// for byte (docs/spec.md §5, determinism). run must build its inputs afresh each
 // time (new fakes from the same scripts, the same seed and policy). The
 // error names the first line that differs.
 func CheckDeterminism(run func() *loop.Result) error {

@@ -10,7 +10,7 @@ import (
 )
 
 // TestDeterminism runs each generated case twice, once with GOMAXPROCS 1
-// and once with 4, and requires byte-identical JSON Lines traces (SPEC
+// and once with 4, and requires byte-identical JSON Lines traces (docs/spec.md
 // §5, determinism): concurrency-safe tools run in goroutines, the
 // tool-use summary in the background.
 func TestDeterminism(t *testing.T) {

@@ -1,4 +1,4 @@
-// Package properties checks the invariants of SPEC §5 over finished runs
+// Package properties checks the invariants of docs/spec.md §5 over finished runs
 // of the query loop, generates fault scripts and policies for property
 // tests, explores every short fault script exhaustively, and holds an
 // independent reference model of the decision table.
@@ -35,7 +35,7 @@
 // [KnownFindings] are the ways a profile breaks an invariant on purpose
 // (the seed's unbounded stop-hook blocks and repeated escalation), each
 // with the policy option that fixes it. [Decide] is the decision table
-// restated from SPEC §2-§4 and PROFILE-claude-code.md without reusing
+// restated from docs/spec.md §2-§4 and docs/profile-claude-code.md without reusing
 // package loop's code, with the API retry layer and model fallback
 // ([RetryLayer]) and auto-compact and the blocking limit before each
 // request ([PreRequest]). [Explore] runs every script up to a length over

@@ -59,7 +59,7 @@ func ExampleTest() {
 	// Output: failed: false
 }
 
-// Check runs every invariant of SPEC §5 over a finished run. Here the
+// Check runs every invariant of docs/spec.md §5 over a finished run. Here the
 // seed profile meets a stop hook that always blocks: the run never ends
 // (a known finding of the profile, fixed by stop_hook_block_cap).
 func ExampleCheck() {

@@ -2,7 +2,7 @@ package properties
 
 import "github.com/loopsim/loopsim/loop"
 
-// Finding is a known way a policy breaks an invariant of SPEC §5 (the
+// Finding is a known way a policy breaks an invariant of docs/spec.md §5 (the
 // harness exists to find such gaps), with the policy option that removes
 // it.
 type Finding struct {

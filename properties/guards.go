@@ -77,7 +77,7 @@ func checkThreeRecoveries(r Run) []Violation {
 }
 
 // checkEscalateOnce: at most one max_output_tokens_escalate per stretch
-// between two next_turn transitions: the SPEC's intent, whatever the
+// between two next_turn transitions: the intent of docs/spec.md §5, whatever the
 // policy (the seed breaks it; Policy.EscalateOncePerStretch keeps it).
 func checkEscalateOnce(r Run) []Violation {
 	return stretchCounter{

@@ -8,9 +8,9 @@ import (
 
 // checkNoHooksAfterErrors: no stop_hook event in an iteration after its
 // main request finally failed, after a withheld prompt-too-long or media
-// error, or after an error was emitted (SPEC §2.5.2, §2.5.5); and a run
+// error, or after an error was emitted (docs/spec.md §2.5.2, §2.5.5); and a run
 // that completes after an emitted API error ran the stop-failure hooks
-// (SPEC §2.5.5) after the error, while a stop_failure_hook event always
+// (docs/spec.md §2.5.5) after the error, while a stop_failure_hook event always
 // follows an emitted error.
 func checkNoHooksAfterErrors(r Run) []Violation {
 	t := r.Result.Trace

@@ -226,7 +226,7 @@ func TestNoHooksAfterErrors(t *testing.T) {
 	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, loop.Withheld{Kind: loop.WithheldMedia}, hook), 3)
 	stopFailure := loop.StopFailureHook{Error: "500 server_error", Ran: true}
 	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, loop.ResponseEvent{}, loop.ErrorEmitted{}, hook, stopFailure), 4)
-	// SPEC §2.5.5: completed after an API error only through the
+	// docs/spec.md §2.5.5: completed after an API error only through the
 	// stop-failure hooks, and they run only after an emitted error
 	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, failed, loop.ErrorEmitted{}, stopFailure))
 	expect(t, "no_hooks_after_errors", runOf(p, nil, nil, iter(1), main, failed, loop.ErrorEmitted{}), 4)

@@ -46,7 +46,7 @@ type Options struct {
 }
 
 // Test checks o.Policy under rapid, as a property test inside the
-// caller's own test: every run it draws must keep every invariant of SPEC
+// caller's own test: every run it draws must keep every invariant of docs/spec.md
 // §5 (but o.Skip) and every one of o.Properties. Half of the scripted
 // cases put one of the policy's guards under pressure: they drive a count
 // (consecutive stop-hook blocks, truncations, reactive compactions, API

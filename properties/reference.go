@@ -2,14 +2,14 @@ package properties
 
 import "github.com/loopsim/loopsim/loop"
 
-// This file is the reference model: the decision table of SPEC §2.5,
-// §2.6 and §3 (with PROFILE-claude-code.md's extra transitions and
+// This file is the reference model: the decision table of docs/spec.md §2.5,
+// §2.6 and §3 (with docs/profile-claude-code.md's extra transitions and
 // terminals) restated as one pure function, written from the documents
 // and not from package loop's code. It uses loop's names for policies,
 // transitions and terminals, nothing else.
 
 // RefState is what the reference carries from one iteration to the next:
-// the counters of SPEC §1 and of the policy's guards.
+// the counters of docs/spec.md §1 and of the policy's guards.
 type RefState struct {
 	Turn int `json:"turn"`
 	// Recoveries is maxOutputTokensRecoveryCount.
@@ -193,7 +193,7 @@ func decideAfterRequest(p loop.Policy, env RefEnv, s RefState, h Happened) (Deci
 	retry := RetryLayer(p, env.FallbackModel, s.FellBack, h.Attempts(p))
 	s.FellBack = retry.FellBack
 	if retry.Cut {
-		// PROFILE §7 as observed: the finished blocks are kept and the
+		// docs/profile-claude-code.md §7 as observed: the finished blocks are kept and the
 		// request streamed again, counted with the truncation recoveries
 		if s.Recoveries < p.MaxOutputRecoveries {
 			return next(s, loop.StreamErrorRecovery)
@@ -201,7 +201,7 @@ func decideAfterRequest(p loop.Policy, env RefEnv, s RefState, h Happened) (Deci
 		return end(p.APIErrorTerminal)
 	}
 	if retry.Failed != "" {
-		// PROFILE §7: an exhausted or unretried API failure
+		// docs/profile-claude-code.md §7: an exhausted or unretried API failure
 		return end(p.APIErrorTerminal)
 	}
 	switch h.Reply {
@@ -220,7 +220,7 @@ func decideAfterRequest(p loop.Policy, env RefEnv, s RefState, h Happened) (Deci
 		return toolTurn(p, s, h.Tools)
 	case ReplyTruncatedToolUse:
 		// the cut input does not parse: the tool never runs, its result
-		// is an input error (PROFILE §1)
+		// is an input error (docs/profile-claude-code.md §1)
 		return toolTurn(p, s, ToolsOK)
 	case ReplyMalformed:
 		if p.MalformedToolUseRetries > 0 {
@@ -246,7 +246,7 @@ func decideAfterRequest(p loop.Policy, env RefEnv, s RefState, h Happened) (Deci
 	return stopHooksThenBudget(p, env, s, h)
 }
 
-// overflow is SPEC §2.5.1-2: a withheld prompt-too-long or media error.
+// overflow is docs/spec.md §2.5.1-2: a withheld prompt-too-long or media error.
 func overflow(p loop.Policy, env RefEnv, s RefState, h Happened) (Decision, RefState) {
 	media := h.Reply == ReplyMedia || (h.Reply == ReplyRequestTooLarge && p.RequestTooLargeIsMedia)
 	if !media && p.ContextCollapse && s.Last != loop.CollapseDrainRetry && h.DrainCommits {
@@ -261,7 +261,7 @@ func overflow(p loop.Policy, env RefEnv, s RefState, h Happened) (Decision, RefS
 	return Decision{Terminal: loop.PromptTooLong}, s
 }
 
-// stopHooksThenBudget is SPEC §2.5.6-8.
+// stopHooksThenBudget is docs/spec.md §2.5.6-8.
 func stopHooksThenBudget(p loop.Policy, env RefEnv, s RefState, h Happened) (Decision, RefState) {
 	switch h.Hook {
 	case HookPrevents:
@@ -293,7 +293,7 @@ func stopHooksThenBudget(p loop.Policy, env RefEnv, s RefState, h Happened) (Dec
 	return Decision{Terminal: loop.Completed}, s
 }
 
-// toolTurn is SPEC §2.6.
+// toolTurn is docs/spec.md §2.6.
 func toolTurn(p loop.Policy, s RefState, tools ToolsEnd) (Decision, RefState) {
 	switch {
 	case tools == ToolsAborted:
@@ -306,7 +306,7 @@ func toolTurn(p loop.Policy, s RefState, tools ToolsEnd) (Decision, RefState) {
 	return next(s, loop.NextTurn)
 }
 
-// next applies the SPEC §3 row of transition t (and the policy guards'
+// next applies the docs/spec.md §3 row of transition t (and the policy guards'
 // counters), then edit.
 func next(s RefState, t loop.Transition, edit ...func(*RefState)) (Decision, RefState) {
 	n := s

@@ -3,11 +3,11 @@ package properties
 import "github.com/loopsim/loopsim/loop"
 
 // This file is the reference's step before each main request: auto-compact
-// (SPEC §2.1.6, PROFILE §3, with the circuit breaker and the thrash
-// guard) and the blocking limit (SPEC §2.2, PROFILE §3), written from the
+// (docs/spec.md §2.1.6, docs/profile-claude-code.md §3, with the circuit breaker and the thrash
+// guard) and the blocking limit (docs/spec.md §2.2, docs/profile-claude-code.md §3), written from the
 // documents.
 
-// RefAutoCompact is autoCompactTracking (SPEC §1) with the thrash guard's
+// RefAutoCompact is autoCompactTracking (docs/spec.md §1) with the thrash guard's
 // count.
 type RefAutoCompact struct {
 	// Compacted: an auto-compact succeeded since the tracking was last
@@ -42,24 +42,24 @@ const (
 // Skipped reason), the terminal if the loop ends before sending, and the state after.
 //
 // The token count is the last reply's usage plus the sizes appended
-// after it (PROFILE §3); the reference holds the reply's part in
+// after it (docs/profile-claude-code.md §3); the reference holds the reply's part in
 // s.Context and takes the appended part as too small to cross a
 // threshold. The rules:
 //   - a model in reactive-only mode enforces neither threshold nor
-//     blocking limit (PROFILE §3);
-//   - auto-compact acts when on and context collapse is off (SPEC
+//     blocking limit (docs/profile-claude-code.md §3);
+//   - auto-compact acts when on and context collapse is off (docs/spec.md
 //     §2.1.6), at or over the threshold, unless p.MaxAutoCompactFailures
 //     consecutive failures tripped the circuit breaker, or the
 //     conversation has fewer than p.MinExchangesToCompact exchanges and
-//     the count is under the blocking limit (PROFILE §3);
+//     the count is under the blocking limit (docs/profile-claude-code.md §3);
 //   - reaching the threshold again within p.RapidRefillWindow replies
 //     after a compaction is a rapid refill; the p.RapidRefillTrip-th
 //     consecutive one ends rapid_refill_breaker, a refill further apart
-//     restarts the count (PROFILE §3);
+//     restarts the count (docs/profile-claude-code.md §3);
 //   - a success resets the failures and restarts the reply count; a
 //     failure adds one failure;
 //   - if nothing was compacted and the count is at or over the blocking
-//     limit, the loop ends blocking_limit (SPEC §2.2), except when the
+//     limit, the loop ends blocking_limit (docs/spec.md §2.2), except when the
 //     reactive path owns overflow (p.ReactiveOwnsOverflow with reactive
 //     compact and auto-compact both on).
 func PreRequest(p loop.Policy, env RefEnv, s RefState, compactOK bool) (string, loop.Terminal, RefState) {

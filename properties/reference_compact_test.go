@@ -12,7 +12,7 @@ import (
 var model200k = loop.ModelInfo{Name: primaryName, ContextWindow: 200_000, MaxOutputTokens: 64_000}
 
 // TestLimitsFollowTheDocuments checks the thresholds Policy.Limits gives
-// against PROFILE §3's figures.
+// against docs/profile-claude-code.md §3's figures.
 func TestLimitsFollowTheDocuments(t *testing.T) {
 	cc := loop.ClaudeCode()
 	for _, tt := range []struct{ window, threshold, blocking int }{
@@ -25,7 +25,7 @@ func TestLimitsFollowTheDocuments(t *testing.T) {
 }
 
 // TestPreRequestFollowsTheDocuments checks the reference's auto-compact
-// and blocking limit against SPEC §2.1.6, §2.2 and PROFILE §3.
+// and blocking limit against docs/spec.md §2.1.6, §2.2 and docs/profile-claude-code.md §3.
 func TestPreRequestFollowsTheDocuments(t *testing.T) {
 	cc := loop.ClaudeCode()
 	lim := cc.Limits(model200k)
@@ -73,7 +73,7 @@ func TestPreRequestFollowsTheDocuments(t *testing.T) {
 	}
 }
 
-// TestThrashGuardFollowsTheDocuments checks PROFILE §3's thrash guard:
+// TestThrashGuardFollowsTheDocuments checks docs/profile-claude-code.md §3's thrash guard:
 // the 3rd consecutive rapid refill ends rapid_refill_breaker; refills 3
 // or more replies apart never trip it.
 func TestThrashGuardFollowsTheDocuments(t *testing.T) {

@@ -33,7 +33,7 @@ func repeatHappened(h Happened, n int) []Happened {
 }
 
 // TestDecideFollowsTheDocuments checks the reference against the rows
-// and examples of SPEC §2-§5 and PROFILE-claude-code.md.
+// and examples of docs/spec.md §2-§5 and docs/profile-claude-code.md.
 func TestDecideFollowsTheDocuments(t *testing.T) {
 	seed, cc := loop.Seed(), loop.ClaudeCode()
 	env := RefEnv{Headroom: true, Compactable: true}

@@ -39,7 +39,7 @@ func refEnvFor(p loop.Policy) RefEnv {
 // TestBlockingLimitUnderCollapse documents a disagreement. Input: the
 // seed profile (context collapse on, so auto-compact off); a tool turn
 // whose reply reports a context 10,000 tokens over the blocking limit;
-// then any reply. Expected (SPEC §2.2: nothing was compacted, auto-compact
+// then any reply. Expected (docs/spec.md §2.2: nothing was compacted, auto-compact
 // is off, the count is over the blocking limit): terminal blocking_limit
 // before the second request. Actual: with the user's auto-compact on, the
 // loop leaves overflow to collapse, sends the request and ends completed;
@@ -58,7 +58,7 @@ func TestBlockingLimitUnderCollapse(t *testing.T) {
 // TestRapidRefillWithFailedCompaction: the claude-code profile; tool
 // turns whose replies all report a context over the auto-compact
 // threshold, with the compactions succeeding, failing, succeeding,
-// succeeding. Expected (PROFILE §3: reaching the threshold again within 2
+// succeeding. Expected (docs/profile-claude-code.md §3: reaching the threshold again within 2
 // replies after a compaction is a rapid refill; the 3rd consecutive one
 // ends rapid_refill_breaker): the refills at iterations 3, 4 and 5 are
 // rapid, so iteration 5 ends rapid_refill_breaker. The loop once did not
@@ -72,7 +72,7 @@ func TestRapidRefillWithFailedCompaction(t *testing.T) {
 	agreeOnScript(t, p, env, full, full, failing, full, full, full)
 }
 
-// TestDocumentedThrashScriptsAgree drives the loop through PROFILE §3's
+// TestDocumentedThrashScriptsAgree drives the loop through docs/profile-claude-code.md §3's
 // thrash-guard statements (see TestThrashGuardFollowsTheDocuments) and
 // requires the reference's decisions.
 func TestDocumentedThrashScriptsAgree(t *testing.T) {

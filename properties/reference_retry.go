@@ -3,7 +3,7 @@ package properties
 import "github.com/loopsim/loopsim/loop"
 
 // This file is the reference's API retry layer and model fallback
-// (PROFILE-claude-code.md §7, SPEC §2.3's inner fallback loop), written
+// (docs/profile-claude-code.md §7, docs/spec.md §2.3's inner fallback loop), written
 // from the documents: what happens between the loop sending a main
 // request and the request getting through (or failing for good).
 
@@ -42,7 +42,7 @@ func streamError(k loop.ErrorKind) bool {
 }
 
 // apiRetryable are the failures retried with back-off: 429, 500, 529 and
-// dropped connections (PROFILE §7).
+// dropped connections (docs/profile-claude-code.md §7).
 func apiRetryable(k loop.ErrorKind) bool {
 	switch k {
 	case loop.KindRateLimited, loop.KindServer, loop.KindOverloaded, loop.KindConnection:
@@ -56,7 +56,7 @@ func apiRetryable(k loop.ErrorKind) bool {
 // them its reply. fellBack says whether the run already switched models;
 // hasFallback whether the run has a fallback model configured.
 //
-// The rules, from PROFILE §7 and SPEC §2.3:
+// The rules, from docs/profile-claude-code.md §7 and docs/spec.md §2.3:
 //   - 429, 500, 529 and dropped connections are retried, up to
 //     p.APIRetries retries per request, and up to p.NonStreamingRetries
 //     once the request went non-streaming;

@@ -9,7 +9,7 @@ import (
 )
 
 // TestRetryLayerFollowsTheDocuments checks the reference's retry layer
-// against the statements of PROFILE-claude-code.md §7 and SPEC §2.3.
+// against the statements of docs/profile-claude-code.md §7 and docs/spec.md §2.3.
 func TestRetryLayerFollowsTheDocuments(t *testing.T) {
 	seed, cc := loop.Seed(), loop.ClaudeCode()
 	rep := func(k loop.ErrorKind, n int) []loop.ErrorKind { return slices.Repeat([]loop.ErrorKind{k}, n) }
@@ -67,7 +67,7 @@ func TestRetryLayerFollowsTheDocuments(t *testing.T) {
 }
 
 // TestDecideEndsOnExhaustedRetries checks the terminal of an exhausted
-// retry layer (PROFILE §7: api_error; SPEC §2.3: model_error in the seed).
+// retry layer (docs/profile-claude-code.md §7: api_error; docs/spec.md §2.3: model_error in the seed).
 func TestDecideEndsOnExhaustedRetries(t *testing.T) {
 	env := RefEnv{Compactable: true}
 	for _, p := range []loop.Policy{loop.Seed(), loop.ClaudeCode()} {

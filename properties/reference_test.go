@@ -105,7 +105,7 @@ func (m *refMachine) play(t *rapid.T, r Reply) {
 		t.Fatalf("auto-compact differs: loop %q, reference %q\npolicy %s %v\n%s", m.d.compacts, want, m.p.Name, PolicyDiff(m.p), m.history())
 	}
 	for _, n := range m.d.compactCounts {
-		// PROFILE §3: the last reply's usage plus the (small) sizes
+		// docs/profile-claude-code.md §3: the last reply's usage plus the (small) sizes
 		// appended after it
 		if n < m.ref.Context || n >= m.ref.Context+appendedMargin {
 			t.Fatalf("auto-compact counted %d tokens; the last kept reply reported %d\n%s", n, m.ref.Context, m.history())
@@ -262,8 +262,8 @@ func nonEmpty(s string) []string {
 // fallback model from the first fallback on (or throughout, if the run
 // fell back); non-streaming after a non-streaming switch until a fallback
 // (a fresh request), its output cap at most p.NonStreamingMaxTokens
-// (PROFILE §7); the output cap is the escalated one while the override is
-// set (SPEC §2.5.3), never above the model's maximum.
+// (docs/profile-claude-code.md §7); the output cap is the escalated one while the override is
+// set (docs/spec.md §2.5.3), never above the model's maximum.
 func (m *refMachine) requests(actions []string, ended bool) []string {
 	if ended {
 		return nil

@@ -57,7 +57,7 @@ func historyOf(n int) []loop.Message {
 // TestRegressionConcurrentAbortDeterministic: a tool that aborts inside
 // a group of concurrency-safe calls made the trace depend on scheduling.
 // Input: one reply with tool uses Bash and three Reads, all
-// concurrency-safe, Bash aborting; GOMAXPROCS 4. Expected (SPEC §5,
+// concurrency-safe, Bash aborting; GOMAXPROCS 4. Expected (docs/spec.md §5,
 // determinism): the same trace every run. It was: a Read sometimes ran
 // and sometimes was answered "interrupted" (it started after the
 // cancel): 8 different traces in 200 runs.

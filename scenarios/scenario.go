@@ -22,7 +22,7 @@ type Scenario struct {
 	Name string `json:"name"`
 	// Description says what the scenario shows. Required.
 	Description string `json:"description"`
-	// Source says where the failure was seen: an issue, the SPEC section,
+	// Source says where the failure was seen: an issue, the docs/spec.md section,
 	// the profile document.
 	Source string `json:"source"`
 	// Skip, when set, is why the scenario is not run: it shows a loop bug

@@ -12,7 +12,7 @@ import (
 // Wire is what a run must show on the wire: the request sequence, and
 // for a foreign agent run by `simulate agent` what the agent reports.
 type Wire struct {
-	// Requests is the request sequence in the PROFILE's notation,
+	// Requests is the request sequence in the request notation of docs/profile-claude-code.md (examples),
 	// "M:trunc → recovery → M:trunc → recovery → M:text": requests (M
 	// main, C compaction, a colon and the answer; a bare M or C takes any
 	// answer) with the transitions between them. An entry may be written
@@ -30,7 +30,7 @@ type Wire struct {
 	Exit *int `json:"exit"`
 }
 
-// transitionAliases are the PROFILE's short names for transitions.
+// transitionAliases are the short names docs/profile-claude-code.md uses for transitions.
 var transitionAliases = map[string]loop.Transition{
 	"recovery": loop.Transition("max_output_tokens_recovery"),
 	"escalate": loop.Transition("max_output_tokens_escalate"),

@@ -16,7 +16,8 @@ import (
 // came from. They are part of the repository (calibration_targets.json,
 // embedded), so a simulation compares itself with them on any checkout;
 // `go test ./sim -run TestTargets -update` measures them again from the
-// transcripts beside the repository (../shared/data/transcripts).
+// transcripts the maintainers keep beside the repository (see
+// docs/calibration.md); without them the test is skipped.
 type Targets struct {
 	// Measured says how the targets were measured.
 	Measured string `json:"measured"`

@@ -30,7 +30,7 @@ const LivenessInvariant = "termination"
 type Checker func(s *Setting, initial []loop.Message, res *loop.Result) []Violation
 
 // CheckProperties is the [Checker] of package properties: every
-// invariant of SPEC §5.
+// invariant of docs/spec.md §5.
 func CheckProperties(s *Setting, initial []loop.Message, res *loop.Result) []Violation {
 	models := []loop.ModelInfo{s.Model}
 	if s.FallbackModel.Name != "" {

@@ -11,7 +11,7 @@
 // number of episodes.
 //
 // Safety and liveness are reported apart: safety is the invariants of
-// SPEC §5, checked on every episode by a [Checker] (the properties
+// docs/spec.md §5, checked on every episode by a [Checker] (the properties
 // package's); liveness is termination: an episode that reaches the
 // iteration limit is counted as halted, not as a crash.
 package sim

@@ -10,9 +10,10 @@ import (
 
 // ModelWorkload is what the workload draws differently for one model:
 // its starting context and its output per call, fitted on the
-// transcripts' calls of that model (`simulate calibrate -model NAME
-// ../shared/data/transcripts`; the targets of each model are in
-// calibration_targets.json). The rest of the workload is the pooled one.
+// transcripts' calls of that model (`simulate calibrate -model NAME DIR`
+// over the maintainers' transcripts, docs/calibration.md; the targets of
+// each model are in calibration_targets.json). The rest of the workload is
+// the pooled one.
 type ModelWorkload struct {
 	// Model is the model's name and limits, for models [loop.Catalog]
 	// does not hold; a model the catalog holds keeps the catalog's limits.
