@@ -17,112 +17,162 @@ import (
 // failure rate, one curve per base and value of the second sweep. It
 // writes dir/sweep.png and .svg.
 func PlotSweep(dir string, r *Result, bases int, sweeps []Sweep) ([]string, error) {
-	if len(sweeps) == 0 || len(sweeps) > 2 {
-		return nil, fmt.Errorf("plot sweep: %d sweeps, want 1 or 2", len(sweeps))
+	g, err := newSweepGrid(r, bases, sweeps)
+	if err != nil {
+		return nil, err
 	}
-	n1, n2 := len(sweeps[0].Values), 1
-	if len(sweeps) == 2 {
-		n2 = len(sweeps[1].Values)
-	}
-	if bases*n1*n2 != len(r.Settings) {
-		return nil, fmt.Errorf("plot sweep: %d settings are not %d bases x %d x %d values", len(r.Settings), bases, n1, n2)
-	}
-	xs, numeric := sweepPositions(sweeps[0].Field, sweeps[0].Values)
-	ticks := make([]string, n1)
-	for i, v := range sweeps[0].Values {
-		ticks[i] = ValueLabel(sweeps[0].Field, v)
-	}
-	panels := []struct {
-		title, unit string
-		get         func(a *Aggregate) (float64, Interval)
-		ticks       plot.Ticker
-	}{
-		{"mean tokens per episode (95% CI)", "tokens", func(a *Aggregate) (float64, Interval) { return a.Mean(Tokens), a.MeanInterval(Tokens) }, countTicks{}},
-		{"mean cost per episode (95% CI)", "USD", func(a *Aggregate) (float64, Interval) {
-			ci := a.MeanInterval(CostMicroUSD)
-			return a.Mean(CostMicroUSD) / 1e6, Interval{ci.Lo / 1e6, ci.Hi / 1e6}
-		}, countTicks{prefix: "$"}},
-		{"failure rate (95% Wilson CI)", "% of episodes", func(a *Aggregate) (float64, Interval) {
-			ci := a.FailureInterval()
-			return 100 * a.FailureRate(), Interval{100 * ci.Lo, 100 * ci.Hi}
-		}, countTicks{suffix: "%"}},
-	}
-	plots := make([]*plot.Plot, len(panels))
-	for pi, panel := range panels {
+	plots := make([]*plot.Plot, len(sweepPanels))
+	for pi, panel := range sweepPanels {
 		p := newPlot(panel.title, sweeps[0].Field, panel.unit)
 		p.Y.Tick.Marker = panel.ticks
 		p.Y.Min = 0
-		if numeric {
-			// a tick at each value swept, and room around the first and last
-			lo, hi := xs[0], xs[0]
-			for _, x := range xs {
-				lo, hi = min(lo, x), max(hi, x)
-			}
-			pad := max((hi-lo)*0.06, 1e-9)
-			p.X.Min, p.X.Max = lo-pad, hi+pad
-			if n1 <= 12 {
-				var tks []plot.Tick
-				for _, x := range xs {
-					tks = append(tks, plot.Tick{Value: x, Label: humanCount(x)})
-				}
-				p.X.Tick.Marker = plot.ConstantTicks(tks)
-			} else {
-				p.X.Tick.Marker = countTicks{}
-			}
-		} else {
-			p.NominalX(ticks...)
-			p.X.Min, p.X.Max = -0.5, float64(n1)-0.5
-		}
+		g.setXAxis(p)
 		for b := range bases {
-			for v2 := range n2 {
-				curve := b*n2 + v2
-				xys := make(plotter.XYs, n1)
-				bars := make(yErrPoints, n1)
-				dodge := 0.0 // categories: the curves side by side, so that their bars do not overlap
-				if !numeric {
-					dodge = 0.06 * (float64(curve) - float64(bases*n2-1)/2)
-				}
-				for v1 := range n1 {
-					sr := r.Settings[(b*n1+v1)*n2+v2]
-					y, ci := panel.get(sr.Aggregate)
-					xys[v1] = plotter.XY{X: xs[v1] + dodge, Y: y}
-					bars[v1] = yErrPoint{x: xs[v1] + dodge, y: y, lo: y - max(ci.Lo, 0), hi: ci.Hi - y}
-				}
-				eb, err := plotter.NewYErrorBars(bars)
-				if err != nil {
+			for v2 := range g.n2 {
+				if err := g.addCurve(p, panel, b, v2, pi == 0); err != nil {
 					return nil, err
-				}
-				eb.Color, eb.Width = colorOf(curve), vg.Points(1)
-				p.Add(eb)
-				ln, pts, err := plotter.NewLinePoints(xys)
-				if err != nil {
-					return nil, err
-				}
-				ln.Color, ln.Width = colorOf(curve), vg.Points(1.5)
-				pts.Color, pts.Shape, pts.Radius = colorOf(curve), draw.CircleGlyph{}, vg.Points(3)
-				// categories are not joined: nothing lies between them
-				thumbs := []plot.Thumbnailer{pts}
-				if numeric {
-					p.Add(ln)
-					thumbs = append(thumbs, ln)
-				}
-				p.Add(pts)
-				if pi == 0 {
-					p.Legend.Add(curveLabel(r, b, n1, n2, v2, sweeps), thumbs...)
 				}
 			}
 		}
 		plots[pi] = p
 	}
+	return g.save(dir, plots)
+}
+
+// sweepPanel is one panel of the sweep figure: a figure per setting with
+// its confidence interval.
+type sweepPanel struct {
+	title, unit string
+	get         func(a *Aggregate) (float64, Interval)
+	ticks       plot.Ticker
+}
+
+// sweepPanels are the sweep figure's panels, left to right.
+var sweepPanels = []sweepPanel{
+	{"mean tokens per episode (95% CI)", "tokens", func(a *Aggregate) (float64, Interval) { return a.Mean(Tokens), a.MeanInterval(Tokens) }, countTicks{}},
+	{"mean cost per episode (95% CI)", "USD", func(a *Aggregate) (float64, Interval) {
+		ci := a.MeanInterval(CostMicroUSD)
+		return a.Mean(CostMicroUSD) / 1e6, Interval{ci.Lo / 1e6, ci.Hi / 1e6}
+	}, countTicks{prefix: "$"}},
+	{"failure rate (95% Wilson CI)", "% of episodes", func(a *Aggregate) (float64, Interval) {
+		ci := a.FailureInterval()
+		return 100 * a.FailureRate(), Interval{100 * ci.Lo, 100 * ci.Hi}
+	}, countTicks{suffix: "%"}},
+}
+
+// sweepGrid is a result laid out as Grid(bases, sweeps): bases x n1
+// values of the first sweep x n2 of the second (1 without one), the
+// first sweep's values placed at xs on the x axis (numbers, or
+// categories at 0, 1, 2...).
+type sweepGrid struct {
+	r             *Result
+	sweeps        []Sweep
+	bases, n1, n2 int
+	xs            []float64
+	numeric       bool
+}
+
+// newSweepGrid lays out r, refusing a number of sweeps or settings the
+// figure cannot show.
+func newSweepGrid(r *Result, bases int, sweeps []Sweep) (*sweepGrid, error) {
+	if len(sweeps) == 0 || len(sweeps) > 2 {
+		return nil, fmt.Errorf("plot sweep: %d sweeps, want 1 or 2", len(sweeps))
+	}
+	g := &sweepGrid{r: r, sweeps: sweeps, bases: bases, n1: len(sweeps[0].Values), n2: 1}
+	if len(sweeps) == 2 {
+		g.n2 = len(sweeps[1].Values)
+	}
+	if bases*g.n1*g.n2 != len(r.Settings) {
+		return nil, fmt.Errorf("plot sweep: %d settings are not %d bases x %d x %d values", len(r.Settings), bases, g.n1, g.n2)
+	}
+	g.xs, g.numeric = sweepPositions(sweeps[0].Field, sweeps[0].Values)
+	return g, nil
+}
+
+// setXAxis sets a panel's x axis: numbers with a tick at each value
+// swept (up to 12) and room around the first and last, or the
+// categories by name.
+func (g *sweepGrid) setXAxis(p *plot.Plot) {
+	if !g.numeric {
+		ticks := make([]string, g.n1)
+		for i, v := range g.sweeps[0].Values {
+			ticks[i] = ValueLabel(g.sweeps[0].Field, v)
+		}
+		p.NominalX(ticks...)
+		p.X.Min, p.X.Max = -0.5, float64(g.n1)-0.5
+		return
+	}
+	lo, hi := g.xs[0], g.xs[0]
+	for _, x := range g.xs {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	pad := max((hi-lo)*0.06, 1e-9)
+	p.X.Min, p.X.Max = lo-pad, hi+pad
+	if g.n1 <= 12 {
+		var tks []plot.Tick
+		for _, x := range g.xs {
+			tks = append(tks, plot.Tick{Value: x, Label: humanCount(x)})
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(tks)
+	} else {
+		p.X.Tick.Marker = countTicks{}
+	}
+}
+
+// addCurve draws the curve of base b and second sweep value v2 on a
+// panel: the points with their error bars, joined when the x axis is a
+// number line (nothing lies between categories), and names it in the
+// panel's legend when legend is set.
+func (g *sweepGrid) addCurve(p *plot.Plot, panel sweepPanel, b, v2 int, legend bool) error {
+	curve := b*g.n2 + v2
+	xys := make(plotter.XYs, g.n1)
+	bars := make(yErrPoints, g.n1)
+	dodge := 0.0 // categories: the curves side by side, so that their bars do not overlap
+	if !g.numeric {
+		dodge = 0.06 * (float64(curve) - float64(g.bases*g.n2-1)/2)
+	}
+	for v1 := range g.n1 {
+		sr := g.r.Settings[(b*g.n1+v1)*g.n2+v2]
+		y, ci := panel.get(sr.Aggregate)
+		xys[v1] = plotter.XY{X: g.xs[v1] + dodge, Y: y}
+		bars[v1] = yErrPoint{x: g.xs[v1] + dodge, y: y, lo: y - max(ci.Lo, 0), hi: ci.Hi - y}
+	}
+	eb, err := plotter.NewYErrorBars(bars)
+	if err != nil {
+		return err
+	}
+	eb.Color, eb.Width = colorOf(curve), vg.Points(1)
+	p.Add(eb)
+	ln, pts, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return err
+	}
+	ln.Color, ln.Width = colorOf(curve), vg.Points(1.5)
+	pts.Color, pts.Shape, pts.Radius = colorOf(curve), draw.CircleGlyph{}, vg.Points(3)
+	thumbs := []plot.Thumbnailer{pts}
+	if g.numeric {
+		p.Add(ln)
+		thumbs = append(thumbs, ln)
+	}
+	p.Add(pts)
+	if legend {
+		p.Legend.Add(curveLabel(g.r, b, g.n1, g.n2, v2, g.sweeps), thumbs...)
+	}
+	return nil
+}
+
+// save draws the panels side by side with the first panel's legend to
+// their right, as wide as the longest curve's name.
+func (g *sweepGrid) save(dir string, plots []*plot.Plot) ([]string, error) {
 	legend := plots[0].Legend
 	legend.Top, legend.Left = true, true
 	legend.YOffs = -vg.Points(24)
-	tiles := draw.Tiles{Rows: 1, Cols: len(panels), PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6),
+	tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6),
 		PadRight: vg.Points(10), PadX: vg.Points(18)}
 	longest := 0
-	for b := range bases {
-		for v2 := range n2 {
-			longest = max(longest, len(curveLabel(r, b, n1, n2, v2, sweeps)))
+	for b := range g.bases {
+		for v2 := range g.n2 {
+			longest = max(longest, len(curveLabel(g.r, b, g.n1, g.n2, v2, g.sweeps)))
 		}
 	}
 	legendWidth := vg.Points(50 + 5*float64(longest))
