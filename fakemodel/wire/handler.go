@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/loopsim/loopsim/loop"
 )
@@ -45,6 +46,12 @@ func NewHandler(model loop.Model, opts Options, apis ...API) *Handler {
 	}
 	if opts.AbortWait <= 0 {
 		opts.AbortWait = DefaultAbortWait
+	}
+	if opts.ReadTimeout <= 0 {
+		opts.ReadTimeout = DefaultReadTimeout
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
 	}
 	return &Handler{model: model, opts: opts, apis: slices.Clone(apis)}
 }
@@ -124,7 +131,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, api, &Failure{Status: http.StatusMethodNotAllowed, Message: fmt.Sprintf("Method %s not allowed", r.Method)})
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
+	body, err := h.readBody(w, r)
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge) && rt.Endpoint == EndpointCount:
@@ -135,8 +142,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, api, Record{Answer: "413", ErrorType: typ, Error: "request body over the size limit"},
 			&Failure{Status: http.StatusRequestEntityTooLarge, Message: tooLargeMessage})
 		return
+	case err != nil && rt.Endpoint == EndpointCount:
+		h.writeError(w, api, &Failure{Rejection: unreadable(err)})
+		return
 	case err != nil:
-		return // the client went away while sending
+		// a broken chunked encoding, a body shorter than its length, a
+		// stall past ReadTimeout, or a client gone while sending: the
+		// API's 400 (net/http then closes the connection)
+		h.reject(w, api, nil, unreadable(err))
+		return
 	}
 	d, err := api.Decode(rt, body, DecodeOptions{Models: h.opts.Models})
 	if rt.Endpoint == EndpointCount {
@@ -171,6 +185,26 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	a := h.play(r.Context(), api, d)
 	h.answer(w, r, api, d, a)
+}
+
+// readBody reads r's body, at most Options.MaxBodyBytes of it, within
+// Options.ReadTimeout: a client that stalls inside its body gets an
+// error, not a connection held open for ever. The deadline is lifted
+// once the body is in, so that a long answer (a slow stream) is not cut.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	// a writer without deadlines (a test recorder) reads without one
+	_ = rc.SetReadDeadline(time.Now().Add(h.opts.ReadTimeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
+	if err == nil {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	return body, err
+}
+
+// unreadable is the refusal of a body that could not be read.
+func unreadable(err error) *Rejection {
+	return &Rejection{Message: "The request body could not be read: " + err.Error()}
 }
 
 // tooLargeMessage is the message of a 413 for a body over the limit.

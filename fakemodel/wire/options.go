@@ -30,6 +30,15 @@ type Options struct {
 	// for the client to go away before it drops the connection; zero
 	// means [DefaultAbortWait].
 	AbortWait time.Duration
+	// ReadTimeout bounds reading one request: its headers, then its body
+	// (from the moment the handler starts reading it). A client that
+	// stalls inside either gets the API's 400 (the body) or a closed
+	// connection (the headers). Zero means [DefaultReadTimeout].
+	ReadTimeout time.Duration
+	// IdleTimeout bounds how long a keep-alive connection may wait for
+	// its next request before the server closes it. Zero means
+	// [DefaultIdleTimeout].
+	IdleTimeout time.Duration
 }
 
 // InputTokensHeader is a request header a client that counts its own
@@ -47,3 +56,10 @@ const DefaultMaxBodyBytes = 32 << 20
 // DefaultAbortWait is how long an aborted response waits for the client
 // to go away.
 const DefaultAbortWait = 10 * time.Second
+
+// DefaultReadTimeout is how long a request's headers, then its body, may
+// take to arrive.
+const DefaultReadTimeout = 30 * time.Second
+
+// DefaultIdleTimeout is how long an idle keep-alive connection is kept.
+const DefaultIdleTimeout = 2 * time.Minute

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/loopsim/loopsim/loop"
 )
@@ -57,7 +56,7 @@ func (h *Handler) Listen() (*Server, error) {
 		return nil, fmt.Errorf("wire: listen on %s: %w", addr, err)
 	}
 	s := &Server{URL: "http://" + l.Addr().String(), handler: h, listener: l,
-		srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, served: make(chan struct{})}
+		srv: &http.Server{Handler: h, ReadHeaderTimeout: h.opts.ReadTimeout, IdleTimeout: h.opts.IdleTimeout}, served: make(chan struct{})}
 	go func() {
 		defer close(s.served)
 		_ = s.srv.Serve(l)
