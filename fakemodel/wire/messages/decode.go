@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/loopsim/loopsim/fakemodel/wire"
@@ -15,7 +16,7 @@ import (
 type wireRequest struct {
 	Model     *string           `json:"model"`
 	MaxTokens *int              `json:"max_tokens"`
-	Messages  []wireMessage     `json:"messages"`
+	Messages  []json.RawMessage `json:"messages"`
 	System    json.RawMessage   `json:"system"`
 	Tools     []json.RawMessage `json:"tools"`
 	Stream    bool              `json:"stream"`
@@ -68,13 +69,22 @@ func (API) Decode(rt wire.Route, body []byte, opts wire.DecodeOptions) (*wire.De
 }
 
 func decode(body []byte, models []loop.ModelInfo, needMaxTokens bool) (*wire.Decoded, *wire.Rejection) {
+	if err := wire.CheckText(body); err != nil {
+		return nil, rejectf("The request body is not valid JSON: %v", err)
+	}
 	var w wireRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&w); err != nil {
-		return nil, rejectf("request body is not valid JSON: %v", err)
+		if field, _, ok := wire.JSONTypeError(err); ok && field == "" {
+			return nil, rejectf("The request body is not valid JSON: expected an object at the top level")
+		}
+		if rj := typeRejection("", err); rj != nil {
+			return nil, rj
+		}
+		return nil, rejectf("The request body is not valid JSON: %v", err)
 	}
 	if dec.More() {
-		return nil, rejectf("request body is not valid JSON: data after the top-level object")
+		return nil, rejectf("The request body is not valid JSON: data after the top-level object")
 	}
 	d := &wire.Decoded{Stream: w.Stream}
 	d.Request.NonStreaming = !w.Stream
@@ -98,7 +108,11 @@ func decode(body []byte, models []loop.ModelInfo, needMaxTokens bool) (*wire.Dec
 	}
 	msgs := make([]loop.Message, 0, len(w.Messages))
 	systemMessages := 0
-	for i, wm := range w.Messages {
+	for i, raw := range w.Messages {
+		var wm wireMessage
+		if err := json.Unmarshal(raw, &wm); err != nil {
+			return d, typeRejection(fmt.Sprintf("messages.%d", i), err)
+		}
 		if wm.Role == "system" {
 			// the API takes system messages among the others (the
 			// released agent sends one); they count with the system
@@ -187,14 +201,18 @@ func decodeMessage(i int, wm wireMessage, last bool) (loop.Message, *wire.Reject
 	case content[0] != '[':
 		return m, rejectf("messages.%d.content: Input should be a valid string or a valid list", i)
 	}
-	var blocks []wireBlock
+	var blocks []json.RawMessage
 	if err := json.Unmarshal(content, &blocks); err != nil {
-		return m, rejectf("messages.%d.content: %v", i, err)
+		return m, typeRejection(fmt.Sprintf("messages.%d.content", i), err)
 	}
 	if len(blocks) == 0 && !(last && m.Role == loop.RoleAssistant) {
 		return m, empty
 	}
-	for j, b := range blocks {
+	for j, raw := range blocks {
+		var b wireBlock
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return m, typeRejection(fmt.Sprintf("messages.%d.content.%d", i, j), err)
+		}
 		lb, err := decodeBlock(b, m.Role)
 		if err != nil {
 			return m, rejectf("messages.%d.content.%d: %v", i, j, err)
@@ -244,9 +262,50 @@ func decodeBlock(b wireBlock, role loop.Role) (loop.Block, error) {
 	case "":
 		return loop.Block{}, fmt.Errorf("type: Field required")
 	}
+	if !slices.Contains(blockTypes, b.Type) {
+		return loop.Block{}, fmt.Errorf("Input tag '%s' found using 'type' does not match any of the expected tags: '%s'",
+			b.Type, strings.Join(blockTypes, "', '"))
+	}
 	raw, _ := json.Marshal(b)
 	return loop.Block{Type: loop.BlockText, Tokens: wire.RawTokens(raw)}, nil
 }
+
+// blockTypes are the content block types the API takes in a request
+// (its beta endpoint's list, which Claude Code calls). The loop has a
+// type for text, thinking, tool_use and tool_result; the others are
+// read as text blocks carrying only their size. Any other type is
+// refused as the API refuses it.
+var blockTypes = []string{"text", "image", "document", "search_result", "thinking", "redacted_thinking",
+	"tool_use", "tool_result", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
+	"advisor_tool_result", "code_execution_tool_result", "bash_code_execution_tool_result",
+	"text_editor_code_execution_tool_result", "tool_search_tool_result", "mcp_tool_use", "mcp_tool_result",
+	"container_upload", "compaction", "tool_addition", "tool_removal", "mcp_tool_listing", "fallback"}
+
+// typeRejection is a JSON value of the wrong type in the API's words,
+// "max_tokens: Input should be a valid integer", its field's path after
+// prefix (the path of the value decoded); any other decode error as the
+// API reports a body that is not JSON. nil when err is nil.
+func typeRejection(prefix string, err error) *wire.Rejection {
+	if err == nil {
+		return nil
+	}
+	field, want, ok := wire.JSONTypeError(err)
+	if !ok {
+		return rejectf("The request body is not valid JSON: %v", err)
+	}
+	path := prefix
+	switch {
+	case path == "":
+		path = field
+	case field != "":
+		path += "." + field
+	}
+	return rejectf("%s: Input should be %s", path, pydanticKind[want])
+}
+
+// pydanticKind is the API's words for a JSON type.
+var pydanticKind = map[string]string{"integer": "a valid integer", "number": "a valid number", "string": "a valid string",
+	"boolean": "a valid boolean", "array": "a valid list", "object": "a valid dictionary"}
 
 // resultText is a tool_result's content as text: the string, or the text
 // of its text blocks.
@@ -278,6 +337,9 @@ func resultText(raw json.RawMessage) string {
 // message, and every tool_result answers a tool_use of the message just
 // before it.
 func checkPairing(msgs []loop.Message) *wire.Rejection {
+	if rj := checkUnique(msgs); rj != nil {
+		return rj
+	}
 	for i, m := range msgs {
 		if m.Role == loop.RoleUser {
 			var prev []loop.Block
@@ -305,6 +367,32 @@ func checkPairing(msgs []loop.Message) *wire.Rejection {
 		if len(missing) > 0 {
 			return rejectf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. "+
 				"Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i, strings.Join(missing, ", "))
+		}
+	}
+	return nil
+}
+
+// checkUnique applies the API's rules on ids: a tool_use id appears once
+// in the whole conversation, and a user message answers a tool_use with
+// one tool_result only.
+func checkUnique(msgs []loop.Message) *wire.Rejection {
+	uses := map[string]bool{}
+	for i, m := range msgs {
+		results := map[string]bool{}
+		for j, b := range m.Blocks {
+			switch b.Type {
+			case loop.BlockToolUse:
+				if uses[b.ID] {
+					return rejectf("messages.%d.content.%d: `tool_use` ids must be unique", i, j)
+				}
+				uses[b.ID] = true
+			case loop.BlockToolResult:
+				if results[b.ToolUseID] {
+					return rejectf("messages.%d.content.%d: each tool_use must have a single result. "+
+						"Found multiple `tool_result` blocks with id: %s", i, j, b.ToolUseID)
+				}
+				results[b.ToolUseID] = true
+			}
 		}
 	}
 	return nil

@@ -49,8 +49,28 @@
 // max_tokens, no messages, an unknown role, empty content, a tool_use
 // without its tool_result in the next user message, a tool_result whose
 // id is not a tool_use of the previous assistant message, max_tokens over
-// the model's output maximum ([wire.Options.Models]). A body over
-// [wire.Options.MaxBodyBytes] gets 413 request_too_large.
+// the model's output maximum ([wire.Options.Models]), a tool_use id used
+// twice in the conversation ("`tool_use` ids must be unique"), two
+// tool_results for one id in a message ("each tool_use must have a
+// single result"). A body over [wire.Options.MaxBodyBytes] (32 MB by
+// default, the API's limit) gets 413 request_too_large.
+//
+// Where the API's behaviour had to be chosen, it is the API's as its
+// answers to agents show it:
+//
+//   - text JSON does not allow (bytes that are not UTF-8, half of a
+//     surrogate pair in a \u escape) is refused with "The request body
+//     is not valid JSON: ... line L column C (char N)", as the API
+//     refuses a lone surrogate; encoding/json alone would have read it;
+//   - the Content-Type header is not checked: the body is read as JSON
+//     whatever it says (a text/plain body that is JSON is answered);
+//   - a content block of a type the API does not know is refused ("Input
+//     tag 'x' found using 'type' does not match any of the expected
+//     tags: ..."); the types it knows but the loop has no type for
+//     (image, document, server tools, ...) are read as their size;
+//   - a field of the wrong JSON type is named with the type it wants in
+//     the API's words: "max_tokens: Input should be a valid integer",
+//     "messages.0.content.1.text: Input should be a valid string".
 //
 // The purpose of a request (main or compaction) is [wire.PurposeOf] over
 // its messages.

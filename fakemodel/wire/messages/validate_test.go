@@ -2,6 +2,7 @@ package messages_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -59,6 +60,32 @@ func TestRejectsWhatTheAPIRejects(t *testing.T) {
 			"messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_1."},
 		{"tool_use in a user message", request(true, map[string]any{"role": "user", "content": toolUse("x")["content"]}),
 			"tool_use blocks can only be in assistant messages"},
+		{"two tool_use blocks with one id", request(true, userText("go"), map[string]any{"role": "assistant", "content": []any{
+			toolUse("toolu_1")["content"].([]any)[1], toolUse("toolu_1")["content"].([]any)[1]}}, toolResult("toolu_1")),
+			"messages.1.content.1: `tool_use` ids must be unique"},
+		{"a tool_use id used again in a later turn", request(true, userText("go"), toolUse("toolu_1"), toolResult("toolu_1"),
+			toolUse("toolu_1"), toolResult("toolu_1")),
+			"messages.3.content.1: `tool_use` ids must be unique"},
+		{"two tool_results for one id", request(true, userText("go"), toolUse("toolu_1"), map[string]any{"role": "user", "content": []any{
+			toolResult("toolu_1")["content"].([]any)[0], toolResult("toolu_1")["content"].([]any)[0]}}),
+			"messages.2.content.1: each tool_use must have a single result. Found multiple `tool_result` blocks with id: toolu_1"},
+		{"unknown block type", request(true, map[string]any{"role": "user", "content": []any{map[string]any{"type": "bogus"}}}),
+			"messages.0.content.0: Input tag 'bogus' found using 'type' does not match any of the expected tags: 'text', 'image', "},
+		{"invalid UTF-8", []byte("{\"model\":\"m\",\"max_tokens\":1,\"messages\":[{\"role\":\"user\",\"content\":\"a\xffb\"}]}"),
+			"The request body is not valid JSON: invalid utf-8 encoding in string: line 1 column 68 (char 67)"},
+		{"a lone surrogate", []byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"a\ud800b"}]}`),
+			"The request body is not valid JSON: no low surrogate in string"},
+		{"a lone low surrogate", []byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"\udc00"}]}`),
+			"The request body is not valid JSON: invalid low surrogate in string"},
+		{"max_tokens a string", []byte(`{"model":"m","max_tokens":"10","messages":[{"role":"user","content":"go"}]}`),
+			"max_tokens: Input should be a valid integer"},
+		{"stream a string", []byte(`{"model":"m","max_tokens":10,"stream":"yes","messages":[{"role":"user","content":"go"}]}`),
+			"stream: Input should be a valid boolean"},
+		{"messages a string", []byte(`{"model":"m","max_tokens":10,"messages":"go"}`), "messages: Input should be a valid list"},
+		{"a message a number", []byte(`{"model":"m","max_tokens":10,"messages":[3]}`), "messages.0: Input should be a valid dictionary"},
+		{"role a number", []byte(`{"model":"m","max_tokens":10,"messages":[{"role":3,"content":"go"}]}`), "messages.0.role: Input should be a valid string"},
+		{"text a number", []byte(`{"model":"m","max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":3}]}]}`),
+			"messages.0.content.0.text: Input should be a valid string"},
 		{"tool without a name", func() body { b := request(true, userText("go")); b["tools"] = []any{map[string]any{}}; return b }(),
 			"tools.0.name: Field required"},
 	}
@@ -73,6 +100,7 @@ func TestRejectsWhatTheAPIRejects(t *testing.T) {
 			e := b["error"].(map[string]any)
 			assert.Equal(t, "invalid_request_error", e["type"])
 			assert.Contains(t, e["message"], c.message)
+			assert.NotContains(t, e["message"], "Go struct", "the API's words, not Go's")
 			assert.Empty(t, model.Requests, "a rejected request consumes no step")
 			rec := srv.Requests()
 			require.Len(t, rec, 1)
@@ -100,4 +128,25 @@ func TestAcceptsAPairedConversationAndAPrefill(t *testing.T) {
 	assert.Equal(t, loop.BlockToolUse, msgs[1].Blocks[1].Type)
 	assert.Equal(t, "{}", msgs[1].Blocks[1].Input)
 	assert.Equal(t, loop.Block{Type: loop.BlockToolResult, ToolUseID: "toolu_1", Text: "ok"}, msgs[2].Blocks[0])
+}
+
+// The API reads the body as JSON whatever its content type says: a
+// client that sends text/plain is answered as one that sends JSON.
+func TestAnyContentTypeIsReadAsJSON(t *testing.T) {
+	srv, _ := serve(t, wire.Options{}, fakemodel.Step{Text: "ok"})
+	resp, err := http.Post(srv.URL+"/v1/messages", "text/plain", strings.NewReader(mustJSON(t, request(false, userText("go")))))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "message", decodeJSON(t, resp)["type"])
+}
+
+// Every block type the API takes is read (as its size when the loop has
+// no type for it), not refused.
+func TestKnownBlockTypesAreRead(t *testing.T) {
+	for _, typ := range []string{"image", "document", "search_result", "server_tool_use", "web_search_tool_result", "mcp_tool_use", "container_upload"} {
+		d, err := messages.API{}.Decode(wire.Route{}, []byte(`{"model":"m","max_tokens":10,"messages":[{"role":"user","content":[`+
+			`{"type":"text","text":"see"},{"type":"`+typ+`","source":{"data":"xxxx"}}]}]}`), wire.DecodeOptions{})
+		require.NoError(t, err, typ)
+		assert.Positive(t, d.Request.Messages[0].Blocks[1].Tokens, typ)
+	}
 }
