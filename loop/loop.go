@@ -31,12 +31,12 @@ func (r *run) loop(ctx context.Context, s State) *Result {
 	}
 	for {
 		if limit > 0 && r.stats.Iterations >= limit {
-			r.emit(Notice{Text: fmt.Sprintf("halted by the harness: iteration limit %d reached without a terminal", limit)})
+			emit(r, Notice{Text: fmt.Sprintf("halted by the harness: iteration limit %d reached without a terminal", limit)})
 			r.settle(&s)
 			return &Result{State: s, Trace: r.trace, Stats: r.stats, Halted: true}
 		}
 		r.stats.Iterations++
-		r.emit(IterationStart{Iteration: r.stats.Iterations, Turn: s.TurnCount, Messages: len(s.Messages)})
+		emit(r, IterationStart{Iteration: r.stats.Iterations, Turn: s.TurnCount, Messages: len(s.Messages)})
 		// the transition's diff covers the whole iteration
 		r.iterStart = s
 
@@ -167,7 +167,7 @@ func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutc
 					history = append(history, r.resultMessage(r.syntheticResults(uses, InterruptedResult), true))
 				}
 			}
-			r.emit(Notice{Text: InterruptedNotice})
+			emit(r, Notice{Text: InterruptedNotice})
 			return streamOutcome{terminal: r.finish(*s, history, AbortedStreaming, InterruptedNotice)}
 		}
 
@@ -182,19 +182,19 @@ func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutc
 				for _, u := range uses {
 					orphans = append(orphans, u.ID)
 				}
-				r.emit(Fallback{From: from, To: r.model.Name, Orphans: orphans, Dropped: msg.ID})
+				emit(r, Fallback{From: from, To: r.model.Name, Orphans: orphans, Dropped: msg.ID})
 				r.syntheticResults(uses, FallbackResult)
 				r.stats.DiscardedOutputTokens += msg.Tokens
-				r.emit(Notice{Text: fmt.Sprintf("Switched from %s to %s (%s)", from, r.model.Name, re.Message)})
+				emit(r, Notice{Text: fmt.Sprintf("Switched from %s to %s (%s)", from, r.model.Name, re.Message)})
 				maxTokens = min(maxTokens, r.model.MaxOutputTokens)
 				continue
 			case re.Kind == KindPromptTooLong || (re.Kind == KindRequestTooLarge && !r.p.RequestTooLargeIsMedia):
 				w := Withheld{Kind: WithheldPromptTooLong, Message: re.Error()}
-				r.emit(w)
+				emit(r, w)
 				return streamOutcome{withheld: &w}
 			case re.Kind == KindMediaTooLarge || re.Kind == KindRequestTooLarge:
 				w := Withheld{Kind: WithheldMedia, Message: re.Error()}
-				r.emit(w)
+				emit(r, w)
 				return streamOutcome{withheld: &w}
 			case re.Kind == KindImageSize:
 				return streamOutcome{terminal: r.failRequest(*s, mfq, msg, blocks, uses, ImageError, re.Error())}
@@ -226,7 +226,7 @@ func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutc
 			out.truncated = true
 			w := Withheld{Kind: WithheldMaxOutput, Message: fmt.Sprintf("response truncated at max_tokens %d", maxTokens)}
 			out.withheld = &w
-			r.emit(w)
+			emit(r, w)
 		case resp.StopReason == StopToolUse && r.p.MalformedToolUseRetries > 0:
 			out.malformed = true
 		case emptyReply(blocks) && r.p.EmptyReplyRetries > 0:

@@ -25,7 +25,7 @@ func (r *run) prepareMessages(ctx context.Context, s *State, limits Limits) ([]M
 		out, n := applyToolResultBudget(mfq, max(from, 0), p.ToolResultBudget)
 		if n > 0 {
 			mfq = r.resize(out)
-			r.emit(Stage{Stage: StageToolResultBudget, TokensBefore: before, TokensAfter: r.size(mfq), Changed: n})
+			emit(r, Stage{Stage: StageToolResultBudget, TokensBefore: before, TokensAfter: r.size(mfq), Changed: n})
 		}
 	}
 
@@ -38,11 +38,11 @@ func (r *run) prepareMessages(ctx context.Context, s *State, limits Limits) ([]M
 		})
 		switch {
 		case err != nil:
-			r.emit(Stage{Stage: StageSnip, TokensBefore: before, TokensAfter: before, Error: err.Error()})
+			emit(r, Stage{Stage: StageSnip, TokensBefore: before, TokensAfter: before, Error: err.Error()})
 		case len(res.Removed) > 0 || res.TokensFreed > 0:
 			mfq = r.resize(res.Messages)
 			snipFreed = max(res.TokensFreed, 0)
-			r.emit(Stage{Stage: StageSnip, TokensBefore: before, TokensAfter: r.size(mfq), TokensFreed: snipFreed, Removed: res.Removed})
+			emit(r, Stage{Stage: StageSnip, TokensBefore: before, TokensAfter: r.size(mfq), TokensFreed: snipFreed, Removed: res.Removed})
 		}
 	}
 
@@ -52,9 +52,10 @@ func (r *run) prepareMessages(ctx context.Context, s *State, limits Limits) ([]M
 		// the default microcompactor, which clears in place, sees only
 		// the messages from the oldest result it may still clear
 		_, isDefault := r.micro.(KeepRecentMicrocompactor)
-		from := 0
+		from, oldTail := 0, 0
 		if isDefault {
 			from = r.microFrom.from(mfq)
+			oldTail = SumTokens(mfq[from:])
 		}
 		err := guard("microcompactor", func() {
 			// the loop owns its history (seams get views valid only during
@@ -66,15 +67,15 @@ func (r *run) prepareMessages(ctx context.Context, s *State, limits Limits) ([]M
 		})
 		switch {
 		case err != nil:
-			r.emit(Stage{Stage: StageMicrocompact, TokensBefore: before, TokensAfter: before, Error: err.Error()})
+			emit(r, Stage{Stage: StageMicrocompact, TokensBefore: before, TokensAfter: before, Error: err.Error()})
 		case res.Cleared > 0:
 			if from > 0 {
-				// cleared in place: mfq holds the changes
-				mfq = r.resize(mfq)
+				// cleared in place, from `from` on: mfq holds the changes
+				r.resizeTail(mfq, from, before, oldTail)
 			} else {
 				mfq = r.resize(res.Messages)
 			}
-			r.emit(Stage{Stage: StageMicrocompact, TokensBefore: before, TokensAfter: r.size(mfq), Changed: res.Cleared})
+			emit(r, Stage{Stage: StageMicrocompact, TokensBefore: before, TokensAfter: r.size(mfq), Changed: res.Cleared})
 		}
 		if isDefault && err == nil {
 			r.microFrom.remember(mfq, from)
@@ -88,11 +89,11 @@ func (r *run) prepareMessages(ctx context.Context, s *State, limits Limits) ([]M
 		err := guard("collapser", func() { res = r.collapser.Collapse(in) })
 		switch {
 		case err != nil:
-			r.emit(Stage{Stage: StageCollapse, TokensBefore: before, TokensAfter: before, Error: err.Error()})
+			emit(r, Stage{Stage: StageCollapse, TokensBefore: before, TokensAfter: before, Error: err.Error()})
 		case res.Committed > 0 || len(res.Staged) != len(s.StagedCollapses):
 			mfq = r.resize(res.Messages)
 			s.StagedCollapses = res.Staged
-			r.emit(Stage{Stage: StageCollapse, TokensBefore: before, TokensAfter: r.size(mfq), Changed: res.Committed,
+			emit(r, Stage{Stage: StageCollapse, TokensBefore: before, TokensAfter: r.size(mfq), Changed: res.Committed,
 				Staged: len(res.Staged), Removed: res.Removed})
 		}
 	}
@@ -116,7 +117,7 @@ func (r *run) dropBeforeBoundary(msgs []Message) []Message {
 			removed[i] = m.ID
 		}
 		n := r.size(mfq)
-		r.emit(Stage{Stage: StageBoundary, TokensBefore: n + SumTokens(dropped), TokensAfter: n, Removed: removed})
+		emit(r, Stage{Stage: StageBoundary, TokensBefore: n + SumTokens(dropped), TokensAfter: n, Removed: removed})
 	}
 	return mfq
 }
@@ -139,8 +140,22 @@ func (r *run) resize(msgs []Message) []Message {
 	}
 	// entries may have changed in place: measure afresh
 	r.sizes = sizeCache{}
-	r.rec.edited = true
+	r.rec.edit(msgs, 0)
 	return msgs
+}
+
+// resizeTail is resize for msgs changed in place from index from on, of
+// which before was the size and oldTail the size of msgs[from:] before
+// the change: it costs the tail, not the whole list. msgs is not empty.
+func (r *run) resizeTail(msgs []Message, from, before, oldTail int) {
+	tail := msgs[from:]
+	for i := range tail {
+		if tail[i].Tokens == 0 || tail[i].ID == "" {
+			r.prepare(&tail[i])
+		}
+	}
+	r.sizes = sizeCache{first: &msgs[0], n: len(msgs), lastID: msgs[len(msgs)-1].ID, sum: before - oldTail + SumTokens(tail)}
+	r.rec.edit(msgs, from)
 }
 
 // autoCompact is step 6 of §2.1 with the circuit breaker, the too-few-
@@ -155,12 +170,12 @@ func (r *run) autoCompact(ctx context.Context, s *State, mfq []Message, snipFree
 	t := s.AutoCompactTracking
 	if t != nil && t.ConsecutiveFailures >= p.MaxAutoCompactFailures {
 		ev.Skipped, ev.Failures = "circuit_breaker", t.ConsecutiveFailures
-		r.emit(ev)
+		emit(r, ev)
 		return mfq, false, nil
 	}
 	if len(Exchanges(mfq)) < p.MinExchangesToCompact && count < limits.BlockingLimit {
 		ev.Skipped = "too_few_exchanges"
-		r.emit(ev)
+		emit(r, ev)
 		return mfq, false, nil
 	}
 	rapid := 0
@@ -168,7 +183,7 @@ func (r *run) autoCompact(ctx context.Context, s *State, mfq []Message, snipFree
 		rapid = t.RapidRefills + 1
 		if rapid >= p.RapidRefillTrip {
 			ev.Skipped, ev.RapidRefill = "rapid_refill_breaker", rapid
-			r.emit(ev)
+			emit(r, ev)
 			msg := r.apiErrorMessage(fmt.Sprintf("Context refilled to the auto-compact threshold %d times in a row right after compacting; stopping", rapid))
 			return nil, false, r.finish(*s, join(mfq, []Message{msg}), RapidRefillBreaker, msg.Text())
 		}
@@ -190,13 +205,13 @@ func (r *run) autoCompact(ctx context.Context, s *State, mfq []Message, snipFree
 		}
 		s.AutoCompactTracking = &nt
 		ev.Error, ev.Failures, ev.RapidRefill = err.Error(), failures, rapid
-		r.emit(ev)
+		emit(r, ev)
 		return mfq, false, nil
 	}
 	s.AutoCompactTracking = &AutoCompactTracking{Compacted: true, TurnID: fmt.Sprintf("compact-%d", r.stats.Iterations), RapidRefills: rapid}
 	s.Messages = history
 	ev.OK, ev.TokensAfter, ev.Removed, ev.Kept, ev.RapidRefill = true, SumTokens(afterBoundary(history)), removed, kept, rapid
-	r.emit(ev)
+	emit(r, ev)
 	// the iteration goes on from the messages after the new boundary
 	return r.dropBeforeBoundary(history), true, nil
 }

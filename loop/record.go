@@ -61,18 +61,33 @@ type recorder struct {
 	// place, the new history extends the recorded one.
 	first *Message
 	// edited is set when a stage changed messages in place since the
-	// last record.
-	edited bool
-	tokens int
+	// last record: those of the list whose first element is editFirst,
+	// from position editFrom on.
+	edited    bool
+	editFirst *Message
+	editFrom  int
+	tokens    int
 }
 
-// recording reports whether state records are made: something keeps or
-// sees the trace.
-func (r *run) recording() bool { return !r.cfg.DiscardTrace || r.cfg.Observer != nil }
+// edit notes that msgs[from:] may have changed in place.
+func (c *recorder) edit(msgs []Message, from int) {
+	var first *Message
+	if len(msgs) > 0 {
+		first = &msgs[0]
+	}
+	if c.edited {
+		if first != c.editFirst {
+			from = 0
+		}
+		from = min(from, c.editFrom)
+	}
+	c.edited, c.editFirst, c.editFrom = true, first, from
+}
 
-// recordState emits the state record of s.
+// recordState emits the state record of s. None is made when nothing
+// keeps or sees the trace.
 func (r *run) recordState(s *State) {
-	if !r.recording() {
+	if !r.listening() {
 		return
 	}
 	ev := StateRecord{
@@ -88,21 +103,26 @@ func (r *run) recordState(s *State) {
 		ev.PendingToolUseSummary = &PendingRecord{Batch: p.batch}
 	}
 	ev.Messages = r.rec.diff(s.Messages)
-	r.emit(ev)
+	emit(r, ev)
 }
 
 // diff records h and returns how it differs from the last recorded
 // history. The common case costs what was appended: the history grew in
 // place. After an in-place edit (microcompact, the tool-result budget)
-// the kept messages are compared by position, without allocating; only a
+// the kept messages are compared by position, without allocating, from
+// the first position edited when the edit was to the same list; only a
 // history that lost or reordered messages is rebuilt.
 func (c *recorder) diff(h []Message) MessagesRecord {
 	n := len(c.refs)
 	var out MessagesRecord
 	k := 0
-	if n > 0 && !c.edited && len(h) >= n && &h[0] == c.first && h[n-1].ID == c.refs[n-1].ID {
+	grown := n > 0 && len(h) >= n && &h[0] == c.first && h[n-1].ID == c.refs[n-1].ID
+	if grown && !c.edited {
 		k = n
 	} else {
+		if grown && c.editFirst == c.first {
+			k = min(c.editFrom, n)
+		}
 		for ; k < n && k < len(h) && h[k].ID == c.refs[k].ID; k++ {
 			if h[k].Tokens != c.refs[k].Tokens {
 				c.tokens += h[k].Tokens - c.refs[k].Tokens
@@ -123,7 +143,7 @@ func (c *recorder) diff(h []Message) MessagesRecord {
 	} else {
 		c.rebuild(h, k, &out)
 	}
-	c.edited = false
+	c.edited, c.editFirst, c.editFrom = false, nil, 0
 	c.first = nil
 	if len(h) > 0 {
 		c.first = &h[0]

@@ -81,14 +81,14 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 			retries++
 			delay := c.backoff(retries, re.RetryAfterMS)
 			c.r.stats.RetryDelayMS += delay
-			c.r.emit(Retry{Attempt: attempt + 1, Reason: re.Kind, DelayMS: delay})
+			emit(c.r, Retry{Attempt: attempt + 1, Reason: re.Kind, DelayMS: delay})
 			continue
 		case re.Kind == KindStream && p.StreamErrorRecovery && !req.NonStreaming && len(blocks) > 0:
 			// cut after content: not the non-streaming attempt (a
 			// compaction call fails with it)
 			if onlyThinking(blocks) && thinkingResends < p.StreamErrorThinkingResends {
 				thinkingResends++
-				c.r.emit(Retry{Attempt: attempt + 1, Reason: re.Kind})
+				emit(c.r, Retry{Attempt: attempt + 1, Reason: re.Kind})
 				continue
 			}
 			c.cut = true
@@ -97,11 +97,11 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 			req.NonStreaming = true
 			retries = 0
 			req.MaxTokens = min(req.MaxTokens, p.NonStreamingMaxTokens)
-			c.r.emit(Retry{Attempt: attempt + 1, Reason: re.Kind, NonStreaming: true})
+			emit(c.r, Retry{Attempt: attempt + 1, Reason: re.Kind, NonStreaming: true})
 			continue
 		case re.Kind == KindInvalidRequest && req.Purpose == PurposeMain && resends < p.InvalidRequestResends:
 			resends++
-			c.r.emit(Retry{Attempt: attempt + 1, Reason: re.Kind})
+			emit(c.r, Retry{Attempt: attempt + 1, Reason: re.Kind})
 			continue
 		}
 		return blocks, resp, err
@@ -238,7 +238,7 @@ func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []B
 	if n := len(req.Messages); n > 0 {
 		last = req.Messages[n-1].Kind()
 	}
-	r.emit(RequestEvent{Purpose: req.Purpose, Model: req.Model, InputTokens: req.InputTokens, MaxTokens: req.MaxTokens,
+	emit(r, RequestEvent{Purpose: req.Purpose, Model: req.Model, InputTokens: req.InputTokens, MaxTokens: req.MaxTokens,
 		Messages: len(req.Messages), Last: last, Attempt: attempt, NonStreaming: req.NonStreaming})
 	blocks, resp, err = c.stream(ctx, req)
 	if re := asRequestError(err); re != nil && re.Kind == KindStream {
@@ -263,7 +263,7 @@ func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []B
 		if ctx.Err() != nil {
 			ev.Kind, ev.Message = KindAborted, ctx.Err().Error()
 		}
-		r.emit(ev)
+		emit(r, ev)
 		return blocks, resp, err
 	}
 	r.stats.InputTokens += resp.Usage.InputTokens + resp.Usage.CacheReadInputTokens + resp.Usage.CacheCreationInputTokens
@@ -274,7 +274,7 @@ func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []B
 			ev.ToolUses = append(ev.ToolUses, b.ID)
 		}
 	}
-	r.emit(ev)
+	emit(r, ev)
 	c.toolUseIDs = ev.ToolUses
 	return blocks, resp, nil
 }

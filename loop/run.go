@@ -154,7 +154,22 @@ func (r *run) metaText(text string) Message {
 	return r.newMessage(Message{Role: RoleUser, Meta: true, Blocks: []Block{{Type: BlockText, Text: text}}})
 }
 
-func (r *run) emit(e Event) {
+// emit hands e to the Observer and keeps it in the trace. When neither
+// would see it (Config.DiscardTrace and no Observer, or an Observer
+// switched off) it costs nothing: e becomes an Event, which allocates,
+// only once something takes it.
+func emit[E Event](r *run, e E) {
+	if r.listening() {
+		r.emitEvent(e)
+	}
+}
+
+// listening reports whether an event emitted now is kept or observed.
+func (r *run) listening() bool {
+	return !r.cfg.DiscardTrace || (r.cfg.Observer != nil && r.observerFailed == nil)
+}
+
+func (r *run) emitEvent(e Event) {
 	if r.cfg.Observer != nil && r.observerFailed == nil {
 		r.observe(e)
 	}
@@ -170,7 +185,7 @@ func (r *run) observe(e Event) {
 	defer func() {
 		if v := recover(); v != nil {
 			r.observerFailed = panicError("observer", v).(*PanicError)
-			r.emit(Notice{Text: "observer panicked and was switched off: " + r.observerFailed.Value})
+			emit(r, Notice{Text: "observer panicked and was switched off: " + r.observerFailed.Value})
 		}
 	}()
 	r.cfg.Observer(e)
@@ -181,7 +196,7 @@ func (r *run) finish(s State, history []Message, t Terminal, msg string) *Result
 	s.Messages = history
 	r.recordState(&s)
 	r.settle(&s)
-	r.emit(TerminalEvent{Terminal: t, Turn: s.TurnCount, Iterations: r.stats.Iterations, Message: msg})
+	emit(r, TerminalEvent{Terminal: t, Turn: s.TurnCount, Iterations: r.stats.Iterations, Message: msg})
 	return &Result{Terminal: t, State: s, Trace: r.trace, Stats: r.stats}
 }
 
@@ -200,14 +215,16 @@ func (r *run) advanceDropping(s State, t Transition, messages []Message, dropped
 	for _, e := range edit {
 		next = e(next)
 	}
-	r.emit(TransitionEvent{Transition: t, Changes: diffState(r.iterStart, next), Dropped: dropped})
+	if r.listening() {
+		emit(r, TransitionEvent{Transition: t, Changes: diffState(r.iterStart, next), Dropped: dropped})
+	}
 	r.recordState(&next)
 	return next
 }
 
 // apiErrorMessage is the assistant message that shows an error.
 func (r *run) apiErrorMessage(text string) Message {
-	r.emit(ErrorEmitted{Message: text})
+	emit(r, ErrorEmitted{Message: text})
 	return r.newMessage(Message{Role: RoleAssistant, APIError: true, Synthetic: true, Model: r.model.Name,
 		Blocks: []Block{{Type: BlockText, Text: text}}})
 }
@@ -218,7 +235,7 @@ func (r *run) syntheticResults(uses []Block, text string) []Block {
 	out := make([]Block, 0, len(uses))
 	for _, u := range uses {
 		b := Block{Type: BlockToolResult, ToolUseID: u.ID, Text: text, IsError: true}
-		r.emit(ToolResultEvent{ToolUseID: u.ID, Name: u.Name, Synthetic: true, IsError: true, Tokens: blockTokens(b)})
+		emit(r, ToolResultEvent{ToolUseID: u.ID, Name: u.Name, Synthetic: true, IsError: true, Tokens: blockTokens(b)})
 		out = append(out, b)
 	}
 	return out

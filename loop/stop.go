@@ -43,10 +43,10 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 		var res CollapseResult
 		err := guard("collapser", func() { res = r.collapser.Drain(in) })
 		if err != nil {
-			r.emit(Stage{Stage: StageCollapseDrain, TokensBefore: before, TokensAfter: before, Error: err.Error()})
+			emit(r, Stage{Stage: StageCollapseDrain, TokensBefore: before, TokensAfter: before, Error: err.Error()})
 		} else if res.Committed > 0 {
 			drained := r.resize(res.Messages)
-			r.emit(Stage{Stage: StageCollapseDrain, TokensBefore: before, TokensAfter: SumTokens(drained), Changed: res.Committed,
+			emit(r, Stage{Stage: StageCollapseDrain, TokensBefore: before, TokensAfter: SumTokens(drained), Changed: res.Committed,
 				Staged: len(res.Staged), Removed: res.Removed})
 			s.StagedCollapses = res.Staged
 			n := r.advance(s, CollapseDrainRetry, drained)
@@ -62,12 +62,12 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 			ev := Compaction{Trigger: TriggerReactive, TokensBefore: count, TokensAfter: count}
 			if err == nil {
 				ev.OK, ev.TokensAfter, ev.Removed, ev.Kept = true, SumTokens(afterBoundary(history)), removed, kept
-				r.emit(ev)
+				emit(r, ev)
 				n := r.advance(s, ReactiveCompactRetry, history)
 				return n, nil
 			}
 			ev.Error = err.Error()
-			r.emit(ev)
+			emit(r, ev)
 		}
 		msg := r.apiErrorMessage(w.Message)
 		t := PromptTooLong
@@ -115,27 +115,27 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 		switch {
 		case err != nil:
 			ev.Outcome, ev.Error = HookFail, err.Error()
-			r.emit(ev)
+			emit(r, ev)
 		case hr.PreventContinuation:
 			ev.Outcome = HookPrevent
 			if hr.Reason != "" {
 				ev.Messages = []string{hr.Reason}
 			}
-			r.emit(ev)
+			emit(r, ev)
 			return s, r.finish(s, history, StopHookPrevented, hr.Reason)
 		case len(hr.BlockingErrors) > 0:
 			ev.Messages = hr.BlockingErrors
 			if p.StopHookBlockCap > 0 && s.StopHookBlocksInRow >= p.StopHookBlockCap {
 				ev.Outcome = HookCapOverride
-				r.emit(ev)
-				r.emit(Notice{Text: BlockCapNotice})
+				emit(r, ev)
+				emit(r, Notice{Text: BlockCapNotice})
 				return s, r.finish(s, history, p.StopHookCapAction, BlockCapNotice)
 			}
 			ev.Outcome, ev.BlocksInRow = HookBlock, s.StopHookBlocksInRow+1
-			r.emit(ev)
+			emit(r, ev)
 			if p.StopHookBlocksCountAsTurns {
 				if next := s.TurnCount + 1; p.MaxTurns > 0 && next > p.MaxTurns {
-					r.emit(Notice{Text: MaxTurnsNotice})
+					emit(r, Notice{Text: MaxTurnsNotice})
 					return s, r.finish(s, history, MaxTurns, MaxTurnsNotice)
 				}
 			}
@@ -152,7 +152,7 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 			return n, nil
 		default:
 			ev.Outcome = HookPass
-			r.emit(ev)
+			emit(r, ev)
 		}
 	}
 
@@ -193,6 +193,6 @@ func (r *run) stopFailure(ctx context.Context, s State, history []Message, text 
 			ev.Failure = err.Error()
 		}
 	}
-	r.emit(ev)
+	emit(r, ev)
 	return r.finish(s, history, Completed, text)
 }

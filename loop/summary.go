@@ -41,7 +41,7 @@ func startSummary(ctx context.Context, s ToolUseSummarizer, batch []string, call
 func (r *run) settle(s *State) {
 	if p := s.PendingToolUseSummary; p != nil {
 		p.wait()
-		r.emit(ToolSummary{Batch: p.batch, Unsent: true})
+		emit(r, ToolSummary{Batch: p.batch, Unsent: true})
 		s.PendingToolUseSummary = nil
 	}
 }
@@ -55,7 +55,7 @@ func (r *run) emitSummary(s *State) {
 		if err != nil {
 			ev.Error = err.Error()
 		}
-		r.emit(ev)
+		emit(r, ev)
 		s.PendingToolUseSummary = nil
 	}
 }

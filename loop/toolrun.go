@@ -14,7 +14,7 @@ const InputErrorResult = "Input error: the tool input is not valid JSON"
 // toolBranch is docs/spec.md §2.6: the reply has tool_use blocks.
 func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out streamOutcome) (State, *Result) {
 	p := &r.p
-	r.emit(ToolBatch{ToolUses: out.toolUseIDs})
+	emit(r, ToolBatch{ToolUses: out.toolUseIDs})
 	runs := r.runTools(ctx, out.toolUses)
 
 	blocks := make([]Block, 0, len(runs))
@@ -31,7 +31,7 @@ func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out stream
 			b.Text, b.IsError, b.Tokens = "Error: "+o.err.Error(), true, 0
 			ev.IsError, ev.Error, ev.Tokens = true, o.err.Error(), blockTokens(b)
 		}
-		r.emit(ev)
+		emit(r, ev)
 		blocks = append(blocks, b)
 		prevent = prevent || o.PreventContinuation
 	}
@@ -39,7 +39,7 @@ func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out stream
 	history := append(mfq, out.reply, result)
 
 	if ctx.Err() != nil {
-		r.emit(Notice{Text: InterruptedNotice})
+		emit(r, Notice{Text: InterruptedNotice})
 		return s, r.finish(s, history, AbortedTools, InterruptedNotice)
 	}
 	if prevent {
@@ -58,7 +58,7 @@ func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out stream
 		s.PendingToolUseSummary = startSummary(ctx, r.cfg.Summarizer, out.toolUseIDs, calls, []Message{result})
 	}
 	if next := s.TurnCount + 1; p.MaxTurns > 0 && next > p.MaxTurns {
-		r.emit(Notice{Text: MaxTurnsNotice})
+		emit(r, Notice{Text: MaxTurnsNotice})
 		return s, r.finish(s, history, MaxTurns, MaxTurnsNotice)
 	}
 	n := r.advance(s, NextTurn, history)
