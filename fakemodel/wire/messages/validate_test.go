@@ -150,3 +150,19 @@ func TestKnownBlockTypesAreRead(t *testing.T) {
 		assert.Positive(t, d.Request.Messages[0].Blocks[1].Tokens, typ)
 	}
 }
+
+func TestBadBodiesNeverCrash(t *testing.T) {
+	srv, _ := serve(t, wire.Options{MaxBodyBytes: 1 << 10})
+	for _, raw := range []string{"", "null", "{", `{"messages": "x"}`, `{"model": 3}`, strings.Repeat("[", 1000),
+		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"tool_result"}]}]}`,
+		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{}]}]}`,
+		`{"model":"m","max_tokens":1,"messages":[null]}`,
+	} {
+		resp := post(t, srv.URL, []byte(raw))
+		assert.Equal(t, 400, resp.StatusCode, "body %.40q", raw)
+		assert.Equal(t, "invalid_request_error", decodeJSON(t, resp)["error"].(map[string]any)["type"], "body %.40q", raw)
+	}
+	resp := post(t, srv.URL, []byte(`{"model":"`+strings.Repeat("m", 2000)+`"}`))
+	assert.Equal(t, 413, resp.StatusCode)
+	assert.Equal(t, "request_too_large", decodeJSON(t, resp)["error"].(map[string]any)["type"])
+}

@@ -1,7 +1,7 @@
-//go:build !race
+//go:build race
 
-package wire_test
+package fakeapi_test
 
 // raceEnabled: the race detector slows the server ten times; the load
 // tests send fewer requests under it.
-const raceEnabled = false
+const raceEnabled = true

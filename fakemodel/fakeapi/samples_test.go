@@ -1,0 +1,84 @@
+package fakeapi_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/loopsim/loopsim/fakemodel/fakeapi"
+	"github.com/loopsim/loopsim/fakemodel/wire"
+)
+
+// sample is how the generic tests speak one API: the path of a model
+// call, a body asking for a streamed answer to one user message, and
+// the text a complete stream ends with.
+type sample struct {
+	path, body, end string
+}
+
+// samples holds a sample for every API of fakeapi.APIs(), by name. A new
+// API adds its entry here, and gets the load and hostile-client tests.
+var samples = map[string]sample{
+	"messages": {
+		path: "/v1/messages",
+		body: `{"model":"claude-test","max_tokens":1000,"stream":true,"messages":[{"role":"user","content":"go"}]}`,
+		end:  "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+	},
+}
+
+// eachAPI runs f for every registered API, failing for one without a
+// sample.
+func eachAPI(t *testing.T, f func(t *testing.T, api wire.API, s sample)) {
+	for _, api := range fakeapi.APIs() {
+		t.Run(api.Name(), func(t *testing.T) {
+			s, ok := samples[api.Name()]
+			if !ok {
+				t.Fatalf("no sample for the %s API: add one to samples in fakemodel/fakeapi/samples_test.go", api.Name())
+			}
+			f(t, api, s)
+		})
+	}
+}
+
+func client() *http.Client {
+	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+}
+
+// stream sends the sample's request and reads the stream to its end.
+func stream(ctx context.Context, c *http.Client, url string, s sample) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+s.path, strings.NewReader(s.body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK || !bytes.HasSuffix(b, []byte(s.end)) {
+		return fmt.Errorf("status %d, a stream that does not end with %q: %.200q", resp.StatusCode, s.end, b)
+	}
+	return nil
+}
+
+// mustRequest is the sample's request, with ctx.
+func mustRequest(t testing.TB, ctx context.Context, url string, s sample) *http.Request {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+s.path, strings.NewReader(s.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return req
+}
+
+func readAll(resp *http.Response) ([]byte, error) { return io.ReadAll(resp.Body) }
