@@ -142,117 +142,157 @@ func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutc
 		req := Request{Purpose: PurposeMain, Model: s.ToolUseContext.Model, MaxTokens: maxTokens, Messages: mfq,
 			InputTokens: r.size(mfq), Tools: s.ToolUseContext.Tools}
 		blocks, resp, err := r.call.send(ctx, req)
-		var msg Message
-		if len(blocks) > 0 || err == nil {
-			msg = r.newMessage(Message{Role: RoleAssistant, Blocks: blocks, Model: req.Model, StopReason: resp.StopReason})
-			if err == nil {
-				u := resp.Usage
-				msg.Usage = &u
-				if u.OutputTokens > 0 {
-					msg.Tokens = u.OutputTokens
-				}
-			}
-		}
-		uses := msg.ToolUses()
-		for _, u := range uses {
-			r.toolUseIDs[u.ID] = true
-		}
+		p := r.partialReply(req, blocks, resp, err)
 
 		if ctx.Err() != nil {
 			// 2.4: aborted while streaming
-			history := mfq
-			if len(blocks) > 0 {
-				history = join(mfq, []Message{msg})
-				if len(uses) > 0 {
-					history = append(history, r.resultMessage(r.syntheticResults(uses, InterruptedResult), true))
-				}
-			}
+			history := r.partialHistory(mfq, p, InterruptedResult)
 			emit(r, Notice{Text: InterruptedNotice})
 			return streamOutcome{terminal: r.finish(*s, history, AbortedStreaming, InterruptedNotice)}
 		}
 
 		if re := asRequestError(err); re != nil {
-			switch {
-			case re.Kind == KindFallbackTriggered && r.p.Fallback && r.cfg.FallbackModel.Name != "" && !r.fellBack:
-				r.fellBack = true
-				from := s.ToolUseContext.Model
-				r.model = r.cfg.FallbackModel
-				s.ToolUseContext.Model = r.model.Name
-				var orphans []string
-				for _, u := range uses {
-					orphans = append(orphans, u.ID)
-				}
-				emit(r, Fallback{From: from, To: r.model.Name, Orphans: orphans, Dropped: msg.ID})
-				r.syntheticResults(uses, FallbackResult)
-				r.stats.DiscardedOutputTokens += msg.Tokens
-				emit(r, Notice{Text: fmt.Sprintf("Switched from %s to %s (%s)", from, r.model.Name, re.Message)})
+			if re.Kind == KindFallbackTriggered && r.p.Fallback && r.cfg.FallbackModel.Name != "" && !r.fellBack {
+				r.fallBack(s, p, re)
 				maxTokens = min(maxTokens, r.model.MaxOutputTokens)
 				continue
-			case re.Kind == KindPromptTooLong || (re.Kind == KindRequestTooLarge && !r.p.RequestTooLargeIsMedia):
-				w := Withheld{Kind: WithheldPromptTooLong, Message: re.Error()}
-				emit(r, w)
-				return streamOutcome{withheld: &w}
-			case re.Kind == KindMediaTooLarge || re.Kind == KindRequestTooLarge:
-				w := Withheld{Kind: WithheldMedia, Message: re.Error()}
-				emit(r, w)
-				return streamOutcome{withheld: &w}
-			case re.Kind == KindImageSize:
-				return streamOutcome{terminal: r.failRequest(*s, mfq, msg, blocks, uses, ImageError, re.Error())}
-			case r.call.cut && keepsContent(blocks) && s.MaxOutputTokensRecoveryCount < r.p.MaxOutputRecoveries:
-				return streamOutcome{reply: msg, toolUses: uses, streamCut: true}
 			}
-			if r.p.APIErrorTerminal == Completed {
-				// docs/spec.md §2.3: an API error is not thrown; it becomes an
-				// API-error message and the stop branch ends the run
-				return streamOutcome{apiError: r.failedHistory(mfq, msg, blocks, uses, re.Error()), errorText: re.Error()}
-			}
-			return streamOutcome{terminal: r.failRequest(*s, mfq, msg, blocks, uses, r.p.APIErrorTerminal, re.Error())}
+			return r.requestFailed(s, mfq, p, re)
 		}
 		// anything thrown (not an API answer): model_error
 		if err != nil {
-			return streamOutcome{terminal: r.failRequest(*s, mfq, msg, blocks, uses, ModelError, err.Error())}
+			return streamOutcome{terminal: r.failRequest(*s, mfq, p, ModelError, err.Error())}
 		}
-
-		r.outputTotal += resp.Usage.OutputTokens
-		if t := s.AutoCompactTracking; t != nil && t.Compacted {
-			c := *t
-			c.RepliesSinceCompact++
-			s.AutoCompactTracking = &c
-		}
-		out := streamOutcome{reply: msg, toolUses: uses, toolUseIDs: r.call.toolUseIDs}
-		switch {
-		case len(uses) > 0:
-		case resp.StopReason == StopMaxTokens:
-			out.truncated = true
-			w := Withheld{Kind: WithheldMaxOutput, Message: fmt.Sprintf("response truncated at max_tokens %d", maxTokens)}
-			out.withheld = &w
-			emit(r, w)
-		case resp.StopReason == StopToolUse && r.p.MalformedToolUseRetries > 0:
-			out.malformed = true
-		case emptyReply(blocks) && r.p.EmptyReplyRetries > 0:
-			out.empty = true
-		}
-		return out
+		return r.replied(s, p, resp, maxTokens)
 	}
+}
+
+// partial is what a main request streamed: its blocks, as an assistant
+// message (set when a block came or the request succeeded), and the
+// tool_uses among them.
+type partial struct {
+	blocks []Block
+	msg    Message
+	uses   []Block
+}
+
+// partialReply makes the assistant message of what req streamed, with
+// the usage of a successful reply, and records its tool_use ids.
+func (r *run) partialReply(req Request, blocks []Block, resp Response, err error) partial {
+	var msg Message
+	if len(blocks) > 0 || err == nil {
+		msg = r.newMessage(Message{Role: RoleAssistant, Blocks: blocks, Model: req.Model, StopReason: resp.StopReason})
+		if err == nil {
+			u := resp.Usage
+			msg.Usage = &u
+			if u.OutputTokens > 0 {
+				msg.Tokens = u.OutputTokens
+			}
+		}
+	}
+	uses := msg.ToolUses()
+	for _, u := range uses {
+		r.toolUseIDs[u.ID] = true
+	}
+	return partial{blocks: blocks, msg: msg, uses: uses}
+}
+
+// fallBack switches the run to the fallback model (2.3's inner loop):
+// the partial reply is dropped and its tool_uses are orphaned, answered
+// with synthetic results.
+func (r *run) fallBack(s *State, p partial, re *RequestError) {
+	r.fellBack = true
+	from := s.ToolUseContext.Model
+	r.model = r.cfg.FallbackModel
+	s.ToolUseContext.Model = r.model.Name
+	var orphans []string
+	for _, u := range p.uses {
+		orphans = append(orphans, u.ID)
+	}
+	emit(r, Fallback{From: from, To: r.model.Name, Orphans: orphans, Dropped: p.msg.ID})
+	r.syntheticResults(p.uses, FallbackResult)
+	r.stats.DiscardedOutputTokens += p.msg.Tokens
+	emit(r, Notice{Text: fmt.Sprintf("Switched from %s to %s (%s)", from, r.model.Name, re.Message)})
+}
+
+// requestFailed is 2.3 after an API error other than a fallback: an
+// overflow is withheld for the stop branch's recoveries, an image error
+// ends the run, a cut stream whose content the policy keeps goes on, and
+// any other error becomes an API-error message for the stop branch (the
+// seed) or ends the run at once.
+func (r *run) requestFailed(s *State, mfq []Message, p partial, re *RequestError) streamOutcome {
+	switch {
+	case re.Kind == KindPromptTooLong || (re.Kind == KindRequestTooLarge && !r.p.RequestTooLargeIsMedia):
+		w := Withheld{Kind: WithheldPromptTooLong, Message: re.Error()}
+		emit(r, w)
+		return streamOutcome{withheld: &w}
+	case re.Kind == KindMediaTooLarge || re.Kind == KindRequestTooLarge:
+		w := Withheld{Kind: WithheldMedia, Message: re.Error()}
+		emit(r, w)
+		return streamOutcome{withheld: &w}
+	case re.Kind == KindImageSize:
+		return streamOutcome{terminal: r.failRequest(*s, mfq, p, ImageError, re.Error())}
+	case r.call.cut && keepsContent(p.blocks) && s.MaxOutputTokensRecoveryCount < r.p.MaxOutputRecoveries:
+		return streamOutcome{reply: p.msg, toolUses: p.uses, streamCut: true}
+	}
+	if r.p.APIErrorTerminal == Completed {
+		// docs/spec.md §2.3: an API error is not thrown; it becomes an
+		// API-error message and the stop branch ends the run
+		return streamOutcome{apiError: r.failedHistory(mfq, p, re.Error()), errorText: re.Error()}
+	}
+	return streamOutcome{terminal: r.failRequest(*s, mfq, p, r.p.APIErrorTerminal, re.Error())}
+}
+
+// replied is 2.3 after a reply: its output counts, and it is marked for
+// the branch that takes it (truncated, with the error withheld; a
+// tool_use stop without a tool_use; empty).
+func (r *run) replied(s *State, p partial, resp Response, maxTokens int) streamOutcome {
+	r.outputTotal += resp.Usage.OutputTokens
+	if t := s.AutoCompactTracking; t != nil && t.Compacted {
+		c := *t
+		c.RepliesSinceCompact++
+		s.AutoCompactTracking = &c
+	}
+	out := streamOutcome{reply: p.msg, toolUses: p.uses, toolUseIDs: r.call.toolUseIDs}
+	switch {
+	case len(p.uses) > 0:
+	case resp.StopReason == StopMaxTokens:
+		out.truncated = true
+		w := Withheld{Kind: WithheldMaxOutput, Message: fmt.Sprintf("response truncated at max_tokens %d", maxTokens)}
+		out.withheld = &w
+		emit(r, w)
+	case resp.StopReason == StopToolUse && r.p.MalformedToolUseRetries > 0:
+		out.malformed = true
+	case emptyReply(p.blocks) && r.p.EmptyReplyRetries > 0:
+		out.empty = true
+	}
+	return out
 }
 
 // failRequest ends the run after a failed request: tool_uses received
 // before the failure get synthetic results and the error is shown.
-func (r *run) failRequest(s State, mfq []Message, msg Message, blocks []Block, uses []Block, t Terminal, text string) *Result {
-	return r.finish(s, r.failedHistory(mfq, msg, blocks, uses, text), t, text)
+func (r *run) failRequest(s State, mfq []Message, p partial, t Terminal, text string) *Result {
+	return r.finish(s, r.failedHistory(mfq, p, text), t, text)
 }
 
 // failedHistory is the history after a failed request: the partial reply,
 // synthetic results for its tool_uses, and the message showing the error.
-func (r *run) failedHistory(mfq []Message, msg Message, blocks []Block, uses []Block, text string) []Message {
-	history := mfq
-	if len(blocks) > 0 {
-		history = join(mfq, []Message{msg})
-		if len(uses) > 0 {
-			history = append(history, r.resultMessage(r.syntheticResults(uses, ModelErrorResult), true))
-		}
+func (r *run) failedHistory(mfq []Message, p partial, text string) []Message {
+	return join(r.partialHistory(mfq, p, ModelErrorResult), []Message{r.apiErrorMessage(text)})
+}
+
+// partialHistory is mfq followed by the partial reply, when anything
+// streamed, and a synthetic result with resultText for each of its
+// tool_uses: the history of a request that failed or was aborted.
+func (r *run) partialHistory(mfq []Message, p partial, resultText string) []Message {
+	if len(p.blocks) == 0 {
+		return mfq
 	}
-	return join(history, []Message{r.apiErrorMessage(text)})
+	history := join(mfq, []Message{p.msg})
+	if len(p.uses) > 0 {
+		history = append(history, r.resultMessage(r.syntheticResults(p.uses, resultText), true))
+	}
+	return history
 }
 
 func emptyReply(blocks []Block) bool {
