@@ -13,20 +13,31 @@ import (
 	"github.com/loopsim/loopsim/fakemodel/wire"
 )
 
-// sample is how the generic tests speak one API: the path of a model
-// call, a body asking for a streamed answer to one user message, and
-// the text a complete stream ends with.
+// sample is how the generic tests speak one API: a model call asking
+// for a streamed answer to one user message ("go"), the same asking for
+// one JSON answer, the text a complete stream ends with, and a note for
+// the fault table on what only a stream shows (how a failure after
+// content blocks reaches the client).
 type sample struct {
-	path, body, end string
+	path, body  string // streamed
+	plainPath   string // not streamed; empty means path
+	plainBody   string
+	end         string
+	streamNote  string
+	truncatedAs string // the API's words for a reply cut at its cap
 }
 
 // samples holds a sample for every API of fakeapi.APIs(), by name. A new
-// API adds its entry here, and gets the load and hostile-client tests.
+// API adds its entry here, and gets the load and hostile-client tests
+// and its column of the fault table.
 var samples = map[string]sample{
 	"messages": {
-		path: "/v1/messages",
-		body: `{"model":"claude-test","max_tokens":1000,"stream":true,"messages":[{"role":"user","content":"go"}]}`,
-		end:  "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+		path:        "/v1/messages",
+		body:        `{"model":"claude-test","max_tokens":1000,"stream":true,"messages":[{"role":"user","content":"go"}]}`,
+		plainBody:   `{"model":"claude-test","max_tokens":1000,"messages":[{"role":"user","content":"go"}]}`,
+		end:         "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+		streamNote:  "a failure after content blocks is an `error` event (`{\"type\":\"error\",\"error\":{...}}`) after them; a dropped connection ends the stream without `message_stop`",
+		truncatedAs: "`stop_reason: max_tokens`",
 	},
 }
 
