@@ -47,6 +47,6 @@
 // # The real API
 //
 // Pointed at https://api.anthropic.com with a key, the Model runs the
-// loop against the real API; see the package example and README.md. Tests
+// loop against the real API; see the package example and docs/sdk.md. Tests
 // never do: they use loopback servers only.
 package sdkmodel

@@ -30,8 +30,8 @@ var reply = fakemodel.Step{Thinking: "Let me look.", Text: strings.Repeat("The t
 var lingering = goleak.IgnoreAnyFunction("net/http.(*conn).closeWriteAndWait")
 
 // sequentialRequests is how many requests TestManyRequestsInARow sends
-// per API: LOOPSIM_LOAD_REQUESTS when set (10000 for the figure the
-// README gives), else 2,000, and 500 with -short or the race detector.
+// per API: LOOPSIM_LOAD_REQUESTS when set (10000 for the figure
+// docs/agents.md gives), else 2,000, and 500 with -short or the race detector.
 func sequentialRequests(t *testing.T) int {
 	if v := os.Getenv("LOOPSIM_LOAD_REQUESTS"); v != "" {
 		n, err := strconv.Atoi(v)
