@@ -9,7 +9,9 @@ import (
 // StopHookFeedbackPrefix starts each blocking error fed back to the model.
 const StopHookFeedbackPrefix = "Stop hook feedback: "
 
-// stopBranch is docs/spec.md §2.5: the reply has no tool_use.
+// stopBranch is docs/spec.md §2.5: the reply has no tool_use. It takes
+// the SPEC's steps in order, each deciding here whether it applies; the
+// first that ends the run or continues the loop returns.
 func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out streamOutcome) (State, *Result) {
 	p := &r.p
 	w := out.withheld
@@ -24,8 +26,7 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 	// the released agent's retries of malformed and empty replies
 	if out.malformed {
 		if s.MalformedToolUseRetries >= p.MalformedToolUseRetries {
-			msg := r.apiErrorMessage(fmt.Sprintf("The model asked for a tool without a tool_use block %d times in a row", s.MalformedToolUseRetries+1))
-			return s, r.finish(s, join(mfq, []Message{out.reply, msg}), MalformedToolUseExhausted, msg.Text())
+			return s, r.malformedExhausted(s, mfq, out.reply)
 		}
 		r.stats.DiscardedOutputTokens += out.reply.Tokens
 		n := r.advanceDropping(s, MalformedToolUseRetry, join(mfq, []Message{r.metaText(MalformedNudge)}), out.reply.ID)
@@ -38,43 +39,20 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 
 	// 1. collapse drain
 	if w != nil && w.Kind == WithheldPromptTooLong && p.ContextCollapse && s.Transition != CollapseDrainRetry {
-		before := SumTokens(mfq)
-		in := r.collapseInput(mfq, s.StagedCollapses, 0)
-		var res CollapseResult
-		err := guard("collapser", func() { res = r.collapser.Drain(in) })
-		if err != nil {
-			emit(r, Stage{Stage: StageCollapseDrain, TokensBefore: before, TokensAfter: before, Error: err.Error()})
-		} else if res.Committed > 0 {
-			drained := r.resize(res.Messages)
-			emit(r, Stage{Stage: StageCollapseDrain, TokensBefore: before, TokensAfter: SumTokens(drained), Changed: res.Committed,
-				Staged: len(res.Staged), Removed: res.Removed})
-			s.StagedCollapses = res.Staged
-			n := r.advance(s, CollapseDrainRetry, drained)
+		if n, drained := r.collapseDrain(s, mfq); drained {
 			return n, nil
 		}
 	}
 
-	// 2. reactive compact
+	// 2. reactive compact; without it, or when it fails, the overflow
+	// ends the run
 	if overflow {
 		if p.ReactiveCompact && s.reactiveAttempts() < p.MaxReactiveCompactsInRow && len(Exchanges(mfq)) >= p.MinExchangesToReactiveCompact {
-			count := r.count(mfq, 0)
-			history, removed, kept, err := r.compact(ctx, &s, TriggerReactive, mfq, count)
-			ev := Compaction{Trigger: TriggerReactive, TokensBefore: count, TokensAfter: count}
-			if err == nil {
-				ev.OK, ev.TokensAfter, ev.Removed, ev.Kept = true, SumTokens(afterBoundary(history)), removed, kept
-				emit(r, ev)
-				n := r.advance(s, ReactiveCompactRetry, history)
+			if n, compacted := r.reactiveCompact(ctx, &s, mfq); compacted {
 				return n, nil
 			}
-			ev.Error = err.Error()
-			emit(r, ev)
 		}
-		msg := r.apiErrorMessage(w.Message)
-		t := PromptTooLong
-		if w.Kind == WithheldMedia {
-			t = ImageError
-		}
-		return s, r.finish(s, join(mfq, []Message{msg}), t, w.Message)
+		return s, r.overflowEnd(s, mfq, w)
 	}
 
 	if out.truncated {
@@ -91,89 +69,193 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 			n := r.advance(s, MaxOutputTokensRecovery, append(mfq, out.reply, r.metaText(RecoveryNudge)))
 			return n, nil
 		}
-		// exhausted: the withheld error is emitted and ends the loop
-		// through step 5 (the seed) or at once (api_error)
-		msg := r.apiErrorMessage(w.Message)
-		history := join(mfq, []Message{out.reply, msg})
-		if p.TruncationExhaustedTerminal == Completed {
-			return s, r.stopFailure(ctx, s, history, w.Message)
-		}
-		return s, r.finish(s, history, p.TruncationExhaustedTerminal, w.Message)
+		// exhausted: the withheld error ends the loop
+		return s, r.truncationExhausted(ctx, s, mfq, out.reply, w)
 	}
+
+	// 5. an API error ends the run through the stop-failure hooks:
+	// taken first above, and by an exhausted truncation in the seed
 
 	history := append(mfq, out.reply)
 
 	// 6. stop hooks
 	if r.cfg.StopHooks != nil {
-		var hr StopHookResult
-		var err error
-		in := StopHookInput{Messages: history, StopHookActive: s.StopHookActive, Turn: s.TurnCount}
-		if gerr := guard("stop hooks", func() { hr, err = r.cfg.StopHooks.RunStopHooks(ctx, in) }); gerr != nil {
-			err = gerr
-		}
-		ev := StopHook{StopHookActive: s.StopHookActive, BlocksInRow: s.StopHookBlocksInRow}
-		switch {
-		case err != nil:
-			ev.Outcome, ev.Error = HookFail, err.Error()
-			emit(r, ev)
-		case hr.PreventContinuation:
-			ev.Outcome = HookPrevent
-			if hr.Reason != "" {
-				ev.Messages = []string{hr.Reason}
-			}
-			emit(r, ev)
-			return s, r.finish(s, history, StopHookPrevented, hr.Reason)
-		case len(hr.BlockingErrors) > 0:
-			ev.Messages = hr.BlockingErrors
-			if p.StopHookBlockCap > 0 && s.StopHookBlocksInRow >= p.StopHookBlockCap {
-				ev.Outcome = HookCapOverride
-				emit(r, ev)
-				emit(r, Notice{Text: BlockCapNotice})
-				return s, r.finish(s, history, p.StopHookCapAction, BlockCapNotice)
-			}
-			ev.Outcome, ev.BlocksInRow = HookBlock, s.StopHookBlocksInRow+1
-			emit(r, ev)
-			if p.StopHookBlocksCountAsTurns {
-				if next := s.TurnCount + 1; p.MaxTurns > 0 && next > p.MaxTurns {
-					emit(r, Notice{Text: MaxTurnsNotice})
-					return s, r.finish(s, history, MaxTurns, MaxTurnsNotice)
-				}
-			}
-			feedback := make([]Message, 0, len(hr.BlockingErrors))
-			for _, e := range hr.BlockingErrors {
-				feedback = append(feedback, r.metaText(StopHookFeedbackPrefix+e))
-			}
-			n := r.advance(s, StopHookBlocking, append(history, feedback...), func(n State) State {
-				if p.StopHookBlocksCountAsTurns {
-					n.TurnCount++
-				}
-				return n
-			})
-			return n, nil
-		default:
-			ev.Outcome = HookPass
-			emit(r, ev)
+		if n, res, decided := r.stopHooks(ctx, s, history); decided {
+			return n, res
 		}
 	}
 
 	// 7. token budget
 	if p.TokenBudget && r.cfg.TokenBudget > 0 {
-		b := s.Budget
-		delta := r.outputTotal - b.LastTotal
-		diminishing := b.Continuations >= p.BudgetDiminishingAfter && delta < p.BudgetDiminishingDelta && b.LastDelta < p.BudgetDiminishingDelta
-		if !diminishing && float64(r.outputTotal) < p.BudgetCompletionRatio*float64(r.cfg.TokenBudget) {
-			pct := r.outputTotal * 100 / r.cfg.TokenBudget
-			nudge := r.metaText(fmt.Sprintf("Stopped at %d%% of the token target (%d / %d). Keep working; do not summarise.", pct, r.outputTotal, r.cfg.TokenBudget))
-			n := r.advance(s, TokenBudgetContinuation, append(history, nudge), func(n State) State {
-				n.Budget = BudgetTracker{Continuations: b.Continuations + 1, LastDelta: delta, LastTotal: r.outputTotal}
-				return n
-			})
+		if n, continued := r.tokenBudget(s, history); continued {
 			return n, nil
 		}
 	}
 
 	// 8. completed
 	return s, r.finish(s, history, Completed, strings.TrimSpace(history[len(history)-1].Text()))
+}
+
+// malformedExhausted ends the run when the model asked for a tool
+// without a tool_use block once more than the retries allow.
+func (r *run) malformedExhausted(s State, mfq []Message, reply Message) *Result {
+	msg := r.apiErrorMessage(fmt.Sprintf("The model asked for a tool without a tool_use block %d times in a row", s.MalformedToolUseRetries+1))
+	return r.finish(s, join(mfq, []Message{reply, msg}), MalformedToolUseExhausted, msg.Text())
+}
+
+// collapseDrain is step 1 of docs/spec.md §2.5: commit the staged
+// collapses and, when any were committed, continue with the drained
+// messages (collapse_drain_retry). A collapser that fails is recorded
+// and the branch goes on to step 2.
+func (r *run) collapseDrain(s State, mfq []Message) (State, bool) {
+	before := SumTokens(mfq)
+	in := r.collapseInput(mfq, s.StagedCollapses, 0)
+	var res CollapseResult
+	err := guard("collapser", func() { res = r.collapser.Drain(in) })
+	if err != nil {
+		emit(r, Stage{Stage: StageCollapseDrain, TokensBefore: before, TokensAfter: before, Error: err.Error()})
+		return s, false
+	}
+	if res.Committed == 0 {
+		return s, false
+	}
+	drained := r.resize(res.Messages)
+	emit(r, Stage{Stage: StageCollapseDrain, TokensBefore: before, TokensAfter: SumTokens(drained), Changed: res.Committed,
+		Staged: len(res.Staged), Removed: res.Removed})
+	s.StagedCollapses = res.Staged
+	return r.advance(s, CollapseDrainRetry, drained), true
+}
+
+// reactiveCompact is step 2 of docs/spec.md §2.5: compact the whole
+// conversation into a summary and continue (reactive_compact_retry). A
+// compaction that fails is recorded, s keeps what the attempt changed,
+// and the overflow then ends the run.
+func (r *run) reactiveCompact(ctx context.Context, s *State, mfq []Message) (State, bool) {
+	count := r.count(mfq, 0)
+	history, removed, kept, err := r.compact(ctx, s, TriggerReactive, mfq, count)
+	ev := Compaction{Trigger: TriggerReactive, TokensBefore: count, TokensAfter: count}
+	if err != nil {
+		ev.Error = err.Error()
+		emit(r, ev)
+		return *s, false
+	}
+	ev.OK, ev.TokensAfter, ev.Removed, ev.Kept = true, SumTokens(afterBoundary(history)), removed, kept
+	emit(r, ev)
+	return r.advance(*s, ReactiveCompactRetry, history), true
+}
+
+// overflowEnd ends the run on the withheld overflow error, shown:
+// prompt_too_long, or image_error for media.
+func (r *run) overflowEnd(s State, mfq []Message, w *Withheld) *Result {
+	msg := r.apiErrorMessage(w.Message)
+	t := PromptTooLong
+	if w.Kind == WithheldMedia {
+		t = ImageError
+	}
+	return r.finish(s, join(mfq, []Message{msg}), t, w.Message)
+}
+
+// truncationExhausted ends the run when a truncated reply has used up
+// its recoveries (step 4 of docs/spec.md §2.5): the withheld error is
+// shown after the reply and ends the loop through step 5 (the seed) or
+// at once (the policy's TruncationExhaustedTerminal).
+func (r *run) truncationExhausted(ctx context.Context, s State, mfq []Message, reply Message, w *Withheld) *Result {
+	msg := r.apiErrorMessage(w.Message)
+	history := join(mfq, []Message{reply, msg})
+	if r.p.TruncationExhaustedTerminal == Completed {
+		return r.stopFailure(ctx, s, history, w.Message)
+	}
+	return r.finish(s, history, r.p.TruncationExhaustedTerminal, w.Message)
+}
+
+// stopHooks is step 6 of docs/spec.md §2.5: run the stop hooks with
+// stopHookActive. decided is set when they end the run (one prevents
+// continuation, or a block passes the cap or the turn cap) or continue
+// the loop (stop_hook_blocking); a hook that fails or passes lets the
+// branch go on to step 7.
+func (r *run) stopHooks(ctx context.Context, s State, history []Message) (next State, res *Result, decided bool) {
+	var hr StopHookResult
+	var err error
+	in := StopHookInput{Messages: history, StopHookActive: s.StopHookActive, Turn: s.TurnCount}
+	if gerr := guard("stop hooks", func() { hr, err = r.cfg.StopHooks.RunStopHooks(ctx, in) }); gerr != nil {
+		err = gerr
+	}
+	ev := StopHook{StopHookActive: s.StopHookActive, BlocksInRow: s.StopHookBlocksInRow}
+	switch {
+	case err != nil:
+		ev.Outcome, ev.Error = HookFail, err.Error()
+		emit(r, ev)
+		return s, nil, false
+	case hr.PreventContinuation:
+		ev.Outcome = HookPrevent
+		if hr.Reason != "" {
+			ev.Messages = []string{hr.Reason}
+		}
+		emit(r, ev)
+		return s, r.finish(s, history, StopHookPrevented, hr.Reason), true
+	case len(hr.BlockingErrors) > 0:
+		next, res = r.stopHookBlocked(s, history, ev, hr.BlockingErrors)
+		return next, res, true
+	}
+	ev.Outcome = HookPass
+	emit(r, ev)
+	return s, nil, false
+}
+
+// stopHookBlocked follows stop hooks that returned blocking errors: past
+// the policy's cap on blocks in a row the last block is overridden and
+// the run ends; when blocks count as turns, one past the turn cap ends
+// it (max_turns); otherwise the errors are fed back as meta user
+// messages and the loop continues (stop_hook_blocking).
+func (r *run) stopHookBlocked(s State, history []Message, ev StopHook, blocking []string) (State, *Result) {
+	p := &r.p
+	ev.Messages = blocking
+	if p.StopHookBlockCap > 0 && s.StopHookBlocksInRow >= p.StopHookBlockCap {
+		ev.Outcome = HookCapOverride
+		emit(r, ev)
+		emit(r, Notice{Text: BlockCapNotice})
+		return s, r.finish(s, history, p.StopHookCapAction, BlockCapNotice)
+	}
+	ev.Outcome, ev.BlocksInRow = HookBlock, s.StopHookBlocksInRow+1
+	emit(r, ev)
+	if p.StopHookBlocksCountAsTurns {
+		if next := s.TurnCount + 1; p.MaxTurns > 0 && next > p.MaxTurns {
+			emit(r, Notice{Text: MaxTurnsNotice})
+			return s, r.finish(s, history, MaxTurns, MaxTurnsNotice)
+		}
+	}
+	feedback := make([]Message, 0, len(blocking))
+	for _, e := range blocking {
+		feedback = append(feedback, r.metaText(StopHookFeedbackPrefix+e))
+	}
+	n := r.advance(s, StopHookBlocking, append(history, feedback...), func(n State) State {
+		if p.StopHookBlocksCountAsTurns {
+			n.TurnCount++
+		}
+		return n
+	})
+	return n, nil
+}
+
+// tokenBudget is step 7 of docs/spec.md §2.5: while the run's output is
+// below the completion ratio of the token budget and not diminishing,
+// nudge the model with the percentage reached and continue
+// (token_budget_continuation).
+func (r *run) tokenBudget(s State, history []Message) (State, bool) {
+	p := &r.p
+	b := s.Budget
+	delta := r.outputTotal - b.LastTotal
+	diminishing := b.Continuations >= p.BudgetDiminishingAfter && delta < p.BudgetDiminishingDelta && b.LastDelta < p.BudgetDiminishingDelta
+	if !diminishing && float64(r.outputTotal) < p.BudgetCompletionRatio*float64(r.cfg.TokenBudget) {
+		pct := r.outputTotal * 100 / r.cfg.TokenBudget
+		nudge := r.metaText(fmt.Sprintf("Stopped at %d%% of the token target (%d / %d). Keep working; do not summarise.", pct, r.outputTotal, r.cfg.TokenBudget))
+		n := r.advance(s, TokenBudgetContinuation, append(history, nudge), func(n State) State {
+			n.Budget = BudgetTracker{Continuations: b.Continuations + 1, LastDelta: delta, LastTotal: r.outputTotal}
+			return n
+		})
+		return n, true
+	}
+	return s, false
 }
 
 // stopFailure is step 5 of docs/spec.md §2.5: the last message of history is an
