@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
+
+	"github.com/loopsim/loopsim/internal/field"
 )
 
 // Workload is a stochastic model of an agent's sessions: the parameters
@@ -211,41 +212,17 @@ func (w Workload) Validate() error {
 
 // With returns a copy of w with one parameter, named by its dotted JSON
 // path ("output.median", "faults.overloaded", "swarm"), set from its text
-// form. The result is validated.
+// form by internal/field's rule. The result is validated.
 func (w Workload) With(path, value string) (Workload, error) {
-	v := reflect.ValueOf(&w).Elem()
-	for _, name := range strings.Split(path, ".") {
-		if v.Kind() != reflect.Struct {
-			return w, fmt.Errorf("workload has no parameter %q (known: %s)", path, strings.Join(WorkloadFields(), ", "))
-		}
-		f, ok := fieldByJSON(v, name)
-		if !ok {
-			return w, fmt.Errorf("workload has no parameter %q (known: %s)", path, strings.Join(WorkloadFields(), ", "))
-		}
-		v = f
+	v, err := field.Find(reflect.ValueOf(&w).Elem(), path)
+	if err != nil {
+		return w, fmt.Errorf("workload has no parameter %q (known: %s)", path, strings.Join(WorkloadFields(), ", "))
 	}
-	value = strings.TrimSpace(value)
-	switch v.Kind() {
-	case reflect.Int:
-		n, err := strconv.Atoi(strings.ReplaceAll(value, "_", ""))
-		if err != nil {
-			return w, fmt.Errorf("workload %s: %q is not an integer", path, value)
-		}
-		v.SetInt(int64(n))
-	case reflect.Float64:
-		x, err := strconv.ParseFloat(value, 64)
-		if err != nil {
-			return w, fmt.Errorf("workload %s: %q is not a number", path, value)
-		}
-		v.SetFloat(x)
-	case reflect.Bool:
-		b, err := strconv.ParseBool(value)
-		if err != nil {
-			return w, fmt.Errorf("workload %s: %q is not true or false", path, value)
-		}
-		v.SetBool(b)
-	default:
+	if v.Kind() == reflect.Struct {
 		return w, fmt.Errorf("workload %s is a group of parameters, not one (known: %s)", path, strings.Join(WorkloadFields(), ", "))
+	}
+	if err := field.Set(v, path, value); err != nil {
+		return w, fmt.Errorf("workload %w", err)
 	}
 	if err := w.Validate(); err != nil {
 		return w, err
@@ -257,28 +234,8 @@ func (w Workload) With(path, value string) (Workload, error) {
 // declaration order.
 func WorkloadFields() []string {
 	var out []string
-	var walk func(t reflect.Type, prefix string)
-	walk = func(t reflect.Type, prefix string) {
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			name := prefix + strings.Split(f.Tag.Get("json"), ",")[0]
-			if f.Type.Kind() == reflect.Struct {
-				walk(f.Type, name+".")
-				continue
-			}
-			out = append(out, name)
-		}
+	for _, f := range field.Fields(reflect.TypeOf(Workload{})) {
+		out = append(out, f.Path)
 	}
-	walk(reflect.TypeOf(Workload{}), "")
 	return out
-}
-
-func fieldByJSON(v reflect.Value, name string) (reflect.Value, bool) {
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		if strings.Split(t.Field(i).Tag.Get("json"), ",")[0] == name {
-			return v.Field(i), true
-		}
-	}
-	return reflect.Value{}, false
 }

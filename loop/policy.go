@@ -3,9 +3,12 @@ package loop
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/loopsim/loopsim/internal/field"
 )
 
 // Policy holds every number and switch of the loop. A profile is a named
@@ -307,77 +310,35 @@ func (p Policy) Validate() error {
 }
 
 // With returns a copy of p with one field, named by its JSON name, set
-// from its text form (integers, true/false, decimals, terminal names, and
-// comma-separated lists for reactive_only_models). The result is
-// validated.
-func (p Policy) With(field, value string) (Policy, error) {
-	if field == "name" {
+// from its text form by internal/field's rule (integers with optional
+// underscores, true/false, decimals, terminal names, and comma-separated
+// lists for reactive_only_models). The result is validated.
+func (p Policy) With(name, value string) (Policy, error) {
+	if name == "name" {
 		return p, fmt.Errorf("policy field name is the profile's name; it cannot be set (known fields: %s)", strings.Join(PolicyFields(), ", "))
 	}
-	v := reflect.ValueOf(&p).Elem()
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if jsonName(f) != field {
-			continue
-		}
-		fv := v.Field(i)
-		switch fv.Kind() {
-		case reflect.Int:
-			n, err := strconv.Atoi(strings.TrimSpace(value))
-			if err != nil {
-				return p, fmt.Errorf("policy field %s: %q is not an integer", field, value)
-			}
-			fv.SetInt(int64(n))
-		case reflect.Bool:
-			b, err := strconv.ParseBool(strings.TrimSpace(value))
-			if err != nil {
-				return p, fmt.Errorf("policy field %s: %q is not true or false", field, value)
-			}
-			fv.SetBool(b)
-		case reflect.Float64:
-			x, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
-			if err != nil {
-				return p, fmt.Errorf("policy field %s: %q is not a number", field, value)
-			}
-			fv.SetFloat(x)
-		case reflect.String:
-			fv.SetString(strings.TrimSpace(value))
-		case reflect.Slice:
-			var list []string
-			for _, s := range strings.Split(value, ",") {
-				if s = strings.TrimSpace(s); s != "" {
-					list = append(list, s)
-				}
-			}
-			fv.Set(reflect.ValueOf(list))
-		}
-		if err := p.Validate(); err != nil {
-			return p, err
-		}
-		return p, nil
+	fv, ok := field.Lookup(reflect.ValueOf(&p).Elem(), name)
+	if !ok {
+		return p, fmt.Errorf("policy has no field %q (known: %s)", name, strings.Join(PolicyFields(), ", "))
 	}
-	return p, fmt.Errorf("policy has no field %q (known: %s)", field, strings.Join(PolicyFields(), ", "))
+	if err := field.Set(fv, name, value); err != nil {
+		return p, fmt.Errorf("policy field %w", err)
+	}
+	if err := p.Validate(); err != nil {
+		return p, err
+	}
+	return p, nil
 }
 
 // PolicyFields lists the JSON names of the policy's settable fields in
 // declaration order.
 func PolicyFields() []string {
-	t := reflect.TypeOf(Policy{})
-	var out []string
-	for i := 0; i < t.NumField(); i++ {
-		if n := jsonName(t.Field(i)); n != "name" {
-			out = append(out, n)
-		}
-	}
-	return out
+	return slices.DeleteFunc(field.Names(reflect.TypeOf(Policy{})), func(n string) bool { return n == "name" })
 }
 
+// jsonName is the name a policy field goes by.
 func jsonName(f reflect.StructField) string {
-	n, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-	if n == "" {
-		return f.Name
-	}
+	n, _ := field.Name(f)
 	return n
 }
 

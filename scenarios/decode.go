@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/internal/field"
 	"github.com/loopsim/loopsim/loop"
 )
 
@@ -168,7 +169,8 @@ func (d *decoder) decode(n *yaml.Node, path string, v reflect.Value) {
 	}
 }
 
-// object decodes a mapping into a struct, by the fields' json names.
+// object decodes a mapping into a struct, by the fields' json names
+// (internal/field's lookup, as every -set and With).
 func (d *decoder) object(n *yaml.Node, path string, v reflect.Value) {
 	if isNull(n) {
 		return
@@ -177,14 +179,13 @@ func (d *decoder) object(n *yaml.Node, path string, v reflect.Value) {
 		d.errorf(n, path, "want a mapping of fields, got %s", describe(n))
 		return
 	}
-	fields := jsonFields(v.Type())
 	d.pairs(n, path, func(key string, k, val *yaml.Node) {
-		i, ok := fields[key]
+		f, ok := field.Lookup(v, key)
 		if !ok {
-			d.errorf(k, join(path, key), "unknown field (known here: %s)", strings.Join(fieldNames(v.Type()), ", "))
+			d.errorf(k, join(path, key), "unknown field (known here: %s)", strings.Join(field.Names(v.Type()), ", "))
 			return
 		}
-		d.decode(val, join(path, key), v.Field(i))
+		d.decode(val, join(path, key), f)
 	})
 }
 
@@ -406,40 +407,4 @@ func describe(n *yaml.Node) string {
 		return "null"
 	}
 	return fmt.Sprintf("%s %q", n.ShortTag(), v)
-}
-
-// jsonFields maps the json names of t's exported fields to their index.
-func jsonFields(t reflect.Type) map[string]int {
-	out := map[string]int{}
-	for i := range t.NumField() {
-		if name, ok := jsonName(t.Field(i)); ok {
-			out[name] = i
-		}
-	}
-	return out
-}
-
-// fieldNames lists the json names of t's fields in declaration order.
-func fieldNames(t reflect.Type) []string {
-	var out []string
-	for i := range t.NumField() {
-		if name, ok := jsonName(t.Field(i)); ok {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
-func jsonName(f reflect.StructField) (string, bool) {
-	if !f.IsExported() {
-		return "", false
-	}
-	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-	switch name {
-	case "-":
-		return "", false
-	case "":
-		return f.Name, true
-	}
-	return name, true
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopsim/loopsim/internal/field"
 	"github.com/loopsim/loopsim/properties"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,7 +37,7 @@ func TestREADMEDocumentsTheFormat(t *testing.T) {
 		}
 		seen[tp] = true
 		for i := range tp.NumField() {
-			if name, ok := jsonName(tp.Field(i)); ok {
+			if name, ok := field.Name(tp.Field(i)); ok {
 				names = append(names, name)
 				walk(tp.Field(i).Type)
 			}

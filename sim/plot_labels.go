@@ -2,9 +2,8 @@ package sim
 
 import (
 	"reflect"
-	"strconv"
-	"strings"
 
+	"github.com/loopsim/loopsim/internal/field"
 	"github.com/loopsim/loopsim/loop"
 )
 
@@ -12,27 +11,24 @@ import (
 // a quantity (its zero tag: "off", "never", "model's") to what zero means.
 var zeroMeanings = func() map[string]string {
 	out := map[string]string{}
-	t := reflect.TypeOf(loop.Policy{})
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if z := f.Tag.Get("zero"); z != "" {
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			out[name] = z
+	for _, f := range field.Fields(reflect.TypeOf(loop.Policy{})) {
+		if z := f.Struct.Tag.Get("zero"); z != "" {
+			out[f.Path] = z
 		}
 	}
 	return out
 }()
 
-// ZeroMeaning is what 0 means for field (a policy field by its JSON
-// name), "" when 0 is a plain number.
-func ZeroMeaning(field string) string { return zeroMeanings[field] }
+// ZeroMeaning is what 0 means for the policy field of that JSON name, ""
+// when 0 is a plain number.
+func ZeroMeaning(name string) string { return zeroMeanings[name] }
 
-// ValueLabel is how plots and tables show value of field: what zero
+// ValueLabel is how plots and tables show value of the field name: what zero
 // means for a field whose zero is a switch ("off" for
 // stop_hook_block_cap=0), else the value as given.
-func ValueLabel(field, value string) string {
-	if z := ZeroMeaning(field); z != "" {
-		if n, err := strconv.ParseFloat(strings.ReplaceAll(value, "_", ""), 64); err == nil && n == 0 {
+func ValueLabel(name, value string) string {
+	if z := ZeroMeaning(name); z != "" {
+		if n, err := field.ParseFloat(value); err == nil && n == 0 {
 			return z
 		}
 	}
@@ -45,9 +41,9 @@ func paramLabel(p Param) string { return p.Field + "=" + ValueLabel(p.Field, p.V
 // Categorical reports whether a sweep's values are categories rather
 // than points on a number line: some is not a number, or one of them is
 // a zero that means a switch ([ZeroMeaning]).
-func Categorical(field string, values []string) bool {
+func Categorical(name string, values []string) bool {
 	for _, v := range values {
-		if _, err := strconv.ParseFloat(strings.ReplaceAll(v, "_", ""), 64); err != nil || ValueLabel(field, v) != v {
+		if _, err := field.ParseFloat(v); err != nil || ValueLabel(name, v) != v {
 			return true
 		}
 	}

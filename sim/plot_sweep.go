@@ -2,13 +2,14 @@ package sim
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/loopsim/loopsim/internal/field"
 )
 
 // PlotSweep draws the sweep curves of a result whose settings are
@@ -189,13 +190,13 @@ func (g *sweepGrid) save(dir string, plots []*plot.Plot) ([]string, error) {
 // sweepPositions places a sweep's values on the x axis: at their values
 // when they are numbers on a number line, else, categories
 // ([Categorical]), at 0, 1, 2...
-func sweepPositions(field string, values []string) ([]float64, bool) {
+func sweepPositions(name string, values []string) ([]float64, bool) {
 	xs := make([]float64, len(values))
-	categorical := Categorical(field, values)
+	categorical := Categorical(name, values)
 	for i, v := range values {
 		xs[i] = float64(i)
 		if !categorical {
-			xs[i], _ = strconv.ParseFloat(strings.ReplaceAll(v, "_", ""), 64)
+			xs[i], _ = field.ParseFloat(v)
 		}
 	}
 	return xs, !categorical

@@ -2,10 +2,10 @@ package sim
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/internal/field"
 	"github.com/loopsim/loopsim/loop"
 )
 
@@ -136,23 +136,30 @@ func withModel(m loop.ModelInfo, field, value string) (loop.ModelInfo, error) {
 	return m, err
 }
 
-func parseInt(field, value string, lo, hi int) (int, error) {
-	n, err := strconv.Atoi(strings.ReplaceAll(value, "_", ""))
+// parseInt reads value as an integer by internal/field's rule and holds
+// it to [lo, hi].
+func parseInt(name, value string, lo, hi int) (int, error) {
+	n, err := field.ParseInt(value, 64)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %q is not an integer", field, value)
+		return 0, atField(err, name)
 	}
-	if n < lo || n > hi {
-		return 0, fmt.Errorf("%s: %d is outside [%d, %d]", field, n, lo, hi)
+	if n < int64(lo) || n > int64(hi) {
+		return 0, fmt.Errorf("%s: %d is outside [%d, %d]", name, n, lo, hi)
 	}
-	return n, nil
+	return int(n), nil
 }
 
-func parseBool(field, value string) (bool, error) {
-	switch value {
-	case "true", "1", "on":
-		return true, nil
-	case "false", "0", "off":
-		return false, nil
+// parseBool reads value as a boolean by internal/field's rule.
+func parseBool(name, value string) (bool, error) {
+	b, err := field.ParseBool(value)
+	return b, atField(err, name)
+}
+
+// atField names the field a value was read for in err, an
+// internal/field error (nil stays nil).
+func atField(err error, name string) error {
+	if e, ok := err.(*field.Error); ok {
+		e.Path = name
 	}
-	return false, fmt.Errorf("%s: %q is not true or false", field, value)
+	return err
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/internal/field"
 	"github.com/loopsim/loopsim/loop"
 	"github.com/loopsim/loopsim/sim"
 )
@@ -36,13 +37,12 @@ func policyFieldInfos() []fieldInfo {
 		profiles = append(profiles, reflect.ValueOf(p))
 	}
 	var out []fieldInfo
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "name" || name == "" || name == "-" {
+	for _, pf := range field.Fields(t) {
+		f, name, i := pf.Struct, pf.Path, pf.Index
+		if name == "name" {
 			continue
 		}
-		fi := fieldInfo{name: name, typ: kindName(f.Type), meaning: fieldDocs["policy."+name]}
+		fi := fieldInfo{name: name, typ: field.TypeName(f.Type), meaning: fieldDocs["policy."+name]}
 		if r := f.Tag.Get("range"); r != "" {
 			lo, hi, _ := strings.Cut(r, ",")
 			fi.valid = "[" + lo + ", " + hi + "]"
@@ -53,12 +53,12 @@ func policyFieldInfos() []fieldInfo {
 		var defs []string
 		same := true
 		for k, p := range profiles {
-			v := valueText(p.Field(i))
+			v := valueText(p.FieldByIndex(i))
 			defs = append(defs, names[k]+" "+v)
-			same = same && v == valueText(profiles[0].Field(i))
+			same = same && v == valueText(profiles[0].FieldByIndex(i))
 		}
 		if same && len(profiles) > 0 {
-			fi.def = valueText(profiles[0].Field(i))
+			fi.def = valueText(profiles[0].FieldByIndex(i))
 		} else {
 			fi.def = strings.Join(defs, ", ")
 		}
@@ -71,35 +71,25 @@ func policyFieldInfos() []fieldInfo {
 // default workload's values.
 func workloadFieldInfos() []fieldInfo {
 	var out []fieldInfo
-	var walk func(t reflect.Type, v reflect.Value, prefix, parent string)
-	walk = func(t reflect.Type, v reflect.Value, prefix, parent string) {
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			path := prefix + name
-			if f.Type.Kind() == reflect.Struct {
-				walk(f.Type, v.Field(i), path+".", fieldDocs["workload."+path])
-				continue
+	w := reflect.ValueOf(fakemodel.DefaultWorkload())
+	for _, f := range field.Fields(w.Type()) {
+		path, typ := f.Path, f.Struct.Type
+		meaning := fieldDocs["workload."+path]
+		if meaning == "" {
+			meaning = fieldDocs[f.Parent.String()+"."+f.Struct.Name] // a distribution's parameter
+			if i := strings.LastIndexByte(path, '.'); i >= 0 && fieldDocs["workload."+path[:i]] != "" {
+				meaning = fieldDocs["workload."+path[:i]] + " " + meaning // the group's doc first
 			}
-			meaning := fieldDocs["workload."+path]
-			if meaning == "" {
-				meaning = fieldDocs[t.String()+"."+f.Name] // a distribution's parameter
-				if parent != "" {
-					meaning = parent + " " + meaning
-				}
-			}
-			fi := fieldInfo{name: "workload." + path, typ: kindName(f.Type), def: valueText(v.Field(i)), meaning: meaning}
-			switch {
-			case strings.HasPrefix(path, "faults.") && f.Type.Kind() == reflect.Float64:
-				fi.valid = "[0, 1]"
-			case f.Type.Kind() == reflect.Int:
-				fi.valid = "[0, ...]"
-			}
-			out = append(out, fi)
 		}
+		fi := fieldInfo{name: "workload." + path, typ: field.TypeName(typ), def: valueText(w.FieldByIndex(f.Index)), meaning: meaning}
+		switch {
+		case strings.HasPrefix(path, "faults.") && typ.Kind() == reflect.Float64:
+			fi.valid = "[0, 1]"
+		case typ.Kind() == reflect.Int:
+			fi.valid = "[0, ...]"
+		}
+		out = append(out, fi)
 	}
-	w := fakemodel.DefaultWorkload()
-	walk(reflect.TypeOf(w), reflect.ValueOf(w), "", "")
 	return out
 }
 
@@ -121,16 +111,6 @@ func otherFieldInfos() []fieldInfo {
 		{"fallback", "bool", "true, false", "false", "A fallback model the size of the primary (the loop switches to it after repeated overloads)."},
 		{"iteration_limit", "int", "[1, 10000000]", strconv.Itoa(sim.DefaultIterationLimit), "Halts an episode that has not ended after this many iterations (a harness guard, counted as a failure)."},
 	}
-}
-
-func kindName(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Float64, reflect.Float32:
-		return "float"
-	case reflect.Slice:
-		return "list of " + kindName(t.Elem())
-	}
-	return t.Kind().String()
 }
 
 func valueText(v reflect.Value) string {
