@@ -7,12 +7,14 @@
 //
 //	srv := fakeapi.NewServer(&fakemodel.Model{Script: steps}, wire.Options{})
 //	defer srv.Close()
-//	// ANTHROPIC_BASE_URL=srv.URL for a Messages API agent
+//	// ANTHROPIC_BASE_URL=srv.URL for a Messages API agent,
+//	// GOOGLE_GEMINI_BASE_URL=srv.URL for a Gemini one
 //	fmt.Println(wire.Labels(srv.Requests()))
 package fakeapi
 
 import (
 	"github.com/loopsim/loopsim/fakemodel/wire"
+	"github.com/loopsim/loopsim/fakemodel/wire/gemini"
 	"github.com/loopsim/loopsim/fakemodel/wire/messages"
 	"github.com/loopsim/loopsim/loop"
 )
@@ -22,6 +24,7 @@ import (
 func APIs() []wire.API {
 	return []wire.API{
 		messages.API{},
+		gemini.API{},
 	}
 }
 

@@ -1,15 +1,14 @@
 package gemini_test
 
 import (
+	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"google.golang.org/genai"
 
+	"github.com/loopsim/loopsim/fakemodel/fakeapi"
 	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/fakemodel/wire/gemini"
 	"github.com/loopsim/loopsim/loop"
@@ -65,79 +64,36 @@ func result(id, name string, response obj) obj {
 
 func request(contents ...any) obj { return obj{"contents": arr(contents)} }
 
-// serve starts a server that answers every request as the core would
-// answer it with ans: Decode's refusal, the error before a stream, the
-// stream, or the reply. A drop closes the connection after the blocks.
-func serve(t testing.TB, ans wire.Answer) *httptest.Server {
+// answerModel is a model that plays one answer to every request: its
+// blocks, then its response or its failure.
+type answerModel struct{ ans wire.Answer }
+
+// Stream implements loop.Model.
+func (m answerModel) Stream(ctx context.Context, _ loop.Request, yield func(loop.Block)) (loop.Response, error) {
+	for _, b := range m.ans.Blocks {
+		yield(b)
+	}
+	if m.ans.Outcome == wire.OutcomeReply {
+		return m.ans.Response, nil
+	}
+	return loop.Response{}, m.ans.Err
+}
+
+// serve starts the core's server (every API on one base URL) answering
+// every request with ans.
+func serve(t testing.TB, ans wire.Answer) *wire.Server {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rt, ok := api.Route(r)
-		if !ok {
-			writeError(w, api.Error(&wire.Failure{Status: http.StatusNotFound, Message: "Not found: " + r.URL.Path}))
-			return
-		}
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			return
-		}
-		d, err := api.Decode(rt, body, wire.DecodeOptions{Models: models})
-		if err != nil {
-			rj, _ := err.(*wire.Rejection)
-			writeError(w, api.Error(&wire.Failure{Rejection: rj}))
-			return
-		}
-		if rt.Endpoint == wire.EndpointCount {
-			writeJSON(w, http.StatusOK, api.Count(d))
-			return
-		}
-		a := ans
-		streamsFirst := d.Stream && a.Err != nil && (a.Err.Kind == loop.KindStream || len(a.Blocks) > 0)
-		switch {
-		case a.Outcome == wire.OutcomeError && !streamsFirst:
-			writeError(w, api.Error(&wire.Failure{Err: a.Err}))
-		case a.Outcome == wire.OutcomeDrop && (len(a.Blocks) == 0 || !d.Stream):
-			panic(http.ErrAbortHandler)
-		case d.Stream:
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.WriteHeader(http.StatusOK)
-			s := wire.NewStream(w, r, 0)
-			api.Stream(s, d, &a)
-			s.Flush()
-			if a.Outcome == wire.OutcomeDrop {
-				panic(http.ErrAbortHandler)
-			}
-		default:
-			writeJSON(w, http.StatusOK, api.Reply(d, &a))
-		}
-	}))
+	srv := fakeapi.NewServer(answerModel{ans}, wire.Options{Models: models})
 	t.Cleanup(srv.Close)
 	return srv
 }
 
-func writeError(w http.ResponseWriter, e wire.ErrorAnswer) {
-	for k, vs := range e.Header {
-		w.Header()[k] = vs
-	}
-	writeJSON(w, e.Status, e.Body)
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(data)
-}
-
 // client is the official genai client pointed at srv, its retries off.
-func client(t testing.TB, srv *httptest.Server) *genai.Client {
+func client(t testing.TB, srv *wire.Server) *genai.Client {
 	t.Helper()
 	c, err := genai.NewClient(t.Context(), &genai.ClientConfig{
 		APIKey:      "loopsim-test",
 		Backend:     genai.BackendGeminiAPI,
-		HTTPClient:  srv.Client(),
 		HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL},
 	})
 	require.NoError(t, err)

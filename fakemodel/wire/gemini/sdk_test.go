@@ -111,7 +111,7 @@ func TestSDKParsesAReply(t *testing.T) {
 			CandidatesTokenCount: 40, TotalTokenCount: 1040,
 			PromptTokensDetails: []*genai.ModalityTokenCount{{Modality: genai.MediaModalityText, TokenCount: 1000}}}, p.usage)
 		assert.Equal(t, "gemini-test", p.model)
-		assert.Equal(t, "loopsim-000007", p.id)
+		assert.Equal(t, "loopsim-000001", p.id, "the request's number")
 		if stream {
 			assert.Greater(t, p.responses, 4, "text in pieces, the call whole")
 		} else {
@@ -261,7 +261,7 @@ func TestSDKParsesRefusalsAndCounts(t *testing.T) {
 	assert.Equal(t, "INVALID_ARGUMENT", ae.Status)
 	assert.Contains(t, ae.Message, "maxOutputTokens value of 9000")
 
-	v1, err := genai.NewClient(t.Context(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPClient: srv.Client(),
+	v1, err := genai.NewClient(t.Context(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI,
 		HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL, APIVersion: "v1"}})
 	require.NoError(t, err)
 	r, err := v1.Models.GenerateContent(t.Context(), "gemini-2.5-flash-lite", genai.Text("hi"), nil)
