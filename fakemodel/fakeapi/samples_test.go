@@ -39,6 +39,11 @@ var samples = map[string]sample{
 		streamNote:  "a failure after content blocks is an `error` event (`{\"type\":\"error\",\"error\":{...}}`) after them; a dropped connection ends the stream without `message_stop`",
 		truncatedAs: "`stop_reason: max_tokens`",
 	},
+	"gemini": {
+		path: "/v1beta/models/gemini-test:streamGenerateContent?alt=sse",
+		body: `{"contents":[{"role":"user","parts":[{"text":"go"}]}]}`,
+		end:  `"finishReason":"STOP","index":0}]}` + "\n\n",
+	},
 }
 
 // eachAPI runs f for every registered API, failing for one without a

@@ -20,12 +20,14 @@ const (
 // malformedMessage is the finishMessage of a malformed function call.
 const malformedMessage = "Malformed function call: the model's function call could not be parsed."
 
-// response is a GenerateContentResponse as the server writes it.
+// response is a GenerateContentResponse as the server writes it. The
+// candidate comes last, so a stream's last event ends with its finish
+// reason (the order of fields means nothing to a JSON reader).
 type response struct {
-	Candidates    []candidate `json:"candidates"`
-	UsageMetadata *usage      `json:"usageMetadata,omitempty"`
 	ModelVersion  string      `json:"modelVersion"`
 	ResponseID    string      `json:"responseId"`
+	UsageMetadata *usage      `json:"usageMetadata,omitempty"`
+	Candidates    []candidate `json:"candidates"`
 }
 
 // candidate is the one candidate of an answer.
