@@ -40,9 +40,13 @@ var samples = map[string]sample{
 		truncatedAs: "`stop_reason: max_tokens`",
 	},
 	"gemini": {
-		path: "/v1beta/models/gemini-test:streamGenerateContent?alt=sse",
-		body: `{"contents":[{"role":"user","parts":[{"text":"go"}]}]}`,
-		end:  `"finishReason":"STOP","index":0}]}` + "\n\n",
+		path:        "/v1beta/models/gemini-test:streamGenerateContent?alt=sse",
+		body:        `{"contents":[{"role":"user","parts":[{"text":"go"}]}]}`,
+		plainPath:   "/v1beta/models/gemini-test:generateContent",
+		plainBody:   `{"contents":[{"role":"user","parts":[{"text":"go"}]}]}`,
+		end:         `"finishReason":"STOP","index":0}]}` + "\n\n",
+		streamNote:  "the API has no error event: a failure after content blocks is one more chunk holding the API's error object (`{\"error\":{\"code\":500,...,\"status\":\"INTERNAL\"}}`), which the genai SDKs return as an `APIError`; a dropped connection ends the stream without the chunk carrying `finishReason`; a malformed tool call is `finishReason: MALFORMED_FUNCTION_CALL`",
+		truncatedAs: "`finishReason: MAX_TOKENS`",
 	},
 }
 
