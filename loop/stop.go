@@ -29,12 +29,10 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 			return s, r.malformedExhausted(s, mfq, out.reply)
 		}
 		r.stats.DiscardedOutputTokens += out.reply.Tokens
-		n := r.advanceDropping(s, MalformedToolUseRetry, join(mfq, []Message{r.metaText(MalformedNudge)}), out.reply.ID)
-		return n, nil
+		return r.advanceDropping(s, MalformedToolUseRetry, join(mfq, []Message{r.metaText(MalformedNudge)}), out.reply.ID), nil
 	}
 	if out.empty && s.EmptyReplyRetries < p.EmptyReplyRetries {
-		n := r.advanceDropping(s, EmptyReplyRetry, join(mfq, []Message{r.metaText(EmptyReplyNudge)}), out.reply.ID)
-		return n, nil
+		return r.advanceDropping(s, EmptyReplyRetry, join(mfq, []Message{r.metaText(EmptyReplyNudge)}), out.reply.ID), nil
 	}
 
 	// 1. collapse drain
@@ -61,13 +59,12 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 		if p.Escalation && s.MaxOutputTokensOverride == 0 && escalated > p.MaxTokens(r.model) &&
 			!(p.EscalateOncePerStretch && s.EscalatedThisStretch) {
 			r.stats.DiscardedOutputTokens += out.reply.Tokens
-			n := r.advanceDropping(s, MaxOutputTokensEscalate, mfq, out.reply.ID, func(n State) State { n.MaxOutputTokensOverride = escalated; return n })
-			return n, nil
+			return r.advanceDropping(s, MaxOutputTokensEscalate, mfq, out.reply.ID,
+				func(n State) State { n.MaxOutputTokensOverride = escalated; return n }), nil
 		}
 		// 4. recovery
 		if s.MaxOutputTokensRecoveryCount < p.MaxOutputRecoveries {
-			n := r.advance(s, MaxOutputTokensRecovery, append(mfq, out.reply, r.metaText(RecoveryNudge)))
-			return n, nil
+			return r.advance(s, MaxOutputTokensRecovery, append(mfq, out.reply, r.metaText(RecoveryNudge))), nil
 		}
 		// exhausted: the withheld error ends the loop
 		return s, r.truncationExhausted(ctx, s, mfq, out.reply, w)
