@@ -183,14 +183,16 @@ func (r *run) partialReply(req Request, blocks []Block, resp Response, err error
 	if len(blocks) > 0 || err == nil {
 		msg = r.newMessage(Message{Role: RoleAssistant, Blocks: blocks, Model: req.Model, StopReason: resp.StopReason})
 		if err == nil {
-			u := resp.Usage
-			msg.Usage = &u
+			u := &r.usages.cut(1)[0]
+			*u = resp.Usage
+			msg.Usage = u
 			if u.OutputTokens > 0 {
 				msg.Tokens = u.OutputTokens
 			}
 		}
 	}
-	uses := msg.ToolUses()
+	r.uses = appendToolUses(r.uses[:0], msg.Blocks)
+	uses := r.uses
 	for _, u := range uses {
 		r.toolUseIDs[u.ID] = true
 	}

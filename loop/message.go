@@ -115,8 +115,12 @@ func (m Message) ToolUses() []Block {
 	if n == 0 {
 		return nil
 	}
-	out := make([]Block, 0, n)
-	for _, b := range m.Blocks {
+	return appendToolUses(make([]Block, 0, n), m.Blocks)
+}
+
+// appendToolUses appends the tool_use blocks of blocks to out.
+func appendToolUses(out, blocks []Block) []Block {
+	for _, b := range blocks {
 		if b.Type == BlockToolUse {
 			out = append(out, b)
 		}

@@ -36,5 +36,6 @@ func messageID(n int) string {
 	if n >= 0 && n < len(smallIDs) {
 		return smallIDs[n]
 	}
-	return "m" + strconv.Itoa(n)
+	var b [24]byte
+	return string(strconv.AppendInt(append(b[:0], 'm'), int64(n), 10))
 }

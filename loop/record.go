@@ -1,7 +1,5 @@
 package loop
 
-import "slices"
-
 // StateRecord is the state the loop carries out of an iteration: the ten
 // fields of docs/spec.md §1, recorded at the end of every iteration (after its
 // transition, or just before its terminal). Messages are recorded as IDs
@@ -102,7 +100,7 @@ func (r *run) recordState(s *State) {
 	if p := s.PendingToolUseSummary; p != nil {
 		ev.PendingToolUseSummary = &PendingRecord{Batch: p.batch}
 	}
-	ev.Messages = r.rec.diff(s.Messages)
+	ev.Messages = r.rec.diff(s.Messages, &r.refLists)
 	emit(r, ev)
 }
 
@@ -112,7 +110,7 @@ func (r *run) recordState(s *State) {
 // the kept messages are compared by position, without allocating, from
 // the first position edited when the edit was to the same list; only a
 // history that lost or reordered messages is rebuilt.
-func (c *recorder) diff(h []Message) MessagesRecord {
+func (c *recorder) diff(h []Message, refLists *chunks[MessageRef]) MessagesRecord {
 	n := len(c.refs)
 	var out MessagesRecord
 	k := 0
@@ -138,7 +136,7 @@ func (c *recorder) diff(h []Message) MessagesRecord {
 			c.tokens += m.Tokens
 		}
 		if len(h) > n {
-			out.Added = slices.Clone(c.refs[n:])
+			out.Added = refLists.clone(c.refs[n:])
 		}
 	} else {
 		c.rebuild(h, k, &out)

@@ -16,7 +16,8 @@ type caller struct {
 	r   *run
 	rng *rand.Rand
 	// blocks collects what the model yields during one call; yield, made
-	// once per run, appends to it.
+	// once per run, appends to it. It is reused from call to call: a
+	// call's blocks are copied out when it returns.
 	blocks []Block
 	yield  func(Block)
 	// toolUseIDs are the tool_use ids of the last successful response, as
@@ -145,9 +146,12 @@ func (c *caller) stream(ctx context.Context, req Request) (blocks []Block, resp 
 			if v := recover(); v != nil {
 				err = panicError("model", v)
 			}
-			blocks, c.blocks = c.blocks, nil
+			// the blocks are kept (the reply's message holds them);
+			// the list they were collected in is used again
+			blocks = c.r.blockLists.clone(c.blocks)
+			clear(c.blocks)
+			c.blocks = c.blocks[:0]
 		}()
-		c.blocks = make([]Block, 0, 3)
 		resp, err = c.r.cfg.Model.Stream(ctx, req, c.yield)
 		return
 	}
@@ -269,9 +273,18 @@ func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []B
 	r.stats.InputTokens += resp.Usage.InputTokens + resp.Usage.CacheReadInputTokens + resp.Usage.CacheCreationInputTokens
 	r.stats.OutputTokens += resp.Usage.OutputTokens
 	ev := ResponseEvent{Purpose: req.Purpose, StopReason: resp.StopReason, Usage: resp.Usage, Blocks: len(blocks)}
+	n := 0
 	for _, b := range blocks {
 		if b.Type == BlockToolUse {
-			ev.ToolUses = append(ev.ToolUses, b.ID)
+			n++
+		}
+	}
+	if n > 0 {
+		ev.ToolUses = r.idLists.cut(n)[:0]
+		for _, b := range blocks {
+			if b.Type == BlockToolUse {
+				ev.ToolUses = append(ev.ToolUses, b.ID)
+			}
 		}
 	}
 	emit(r, ev)

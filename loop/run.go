@@ -48,6 +48,21 @@ type run struct {
 	iterStart State
 	rec       recorder
 
+	// blockLists and idLists hold the blocks and tool_use IDs the run
+	// keeps; uses and runs are reused from turn to turn for a reply's
+	// tool_use blocks and their calls (nothing keeps them past the turn).
+	blockLists chunks[Block]
+	idLists    chunks[string]
+	uses       []Block
+	runs       []toolRun
+	// usages hold the replies' usage; changeLists and refLists the
+	// transitions' field changes and the state records' message lists,
+	// with changes the list a transition's diff is built in.
+	usages      chunks[Usage]
+	changeLists chunks[FieldChange]
+	refLists    chunks[MessageRef]
+	changes     []FieldChange
+
 	compactor Compactor
 	snipper   Snipper
 	micro     Microcompactor
@@ -96,7 +111,8 @@ func Run(ctx context.Context, cfg Config, messages []Message) (*Result, error) {
 	if err := ValidateHistory(messages); err != nil {
 		return nil, fmt.Errorf("loop: starting history: %w", err)
 	}
-	msgs := make([]Message, len(messages))
+	// room for a few turns before the history first grows
+	msgs := make([]Message, len(messages), max(2*len(messages), 16))
 	for i, m := range messages {
 		if m.ID != "" {
 			r.ids[m.ID] = true
@@ -174,6 +190,13 @@ func (r *run) emitEvent(e Event) {
 		r.observe(e)
 	}
 	if !r.cfg.DiscardTrace {
+		if len(r.trace) == cap(r.trace) {
+			// doubling: append's growth by a quarter would copy a long
+			// trace's events several times over
+			t := make(Trace, len(r.trace), max(2*cap(r.trace), 64))
+			copy(t, r.trace)
+			r.trace = t
+		}
 		r.trace = append(r.trace, e)
 	}
 }
@@ -216,7 +239,8 @@ func (r *run) advanceDropping(s State, t Transition, messages []Message, dropped
 		next = e(next)
 	}
 	if r.listening() {
-		emit(r, TransitionEvent{Transition: t, Changes: diffState(r.iterStart, next), Dropped: dropped})
+		r.changes = diffState(r.changes[:0], &r.iterStart, &next)
+		emit(r, TransitionEvent{Transition: t, Changes: r.changeLists.clone(r.changes), Dropped: dropped})
 	}
 	r.recordState(&next)
 	return next
@@ -232,7 +256,7 @@ func (r *run) apiErrorMessage(text string) Message {
 // syntheticResults answers every tool_use of uses with a synthetic error
 // result, recording each.
 func (r *run) syntheticResults(uses []Block, text string) []Block {
-	out := make([]Block, 0, len(uses))
+	out := r.blockLists.cut(len(uses))[:0]
 	for _, u := range uses {
 		b := Block{Type: BlockToolResult, ToolUseID: u.ID, Text: text, IsError: true}
 		emit(r, ToolResultEvent{ToolUseID: u.ID, Name: u.Name, Synthetic: true, IsError: true, Tokens: blockTokens(b)})

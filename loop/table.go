@@ -67,10 +67,9 @@ func (s State) reactiveAttempts() int {
 	return max(s.ReactiveCompactsInRow, 1)
 }
 
-// diffState lists the state fields that differ between a and b, by the
-// names the trace uses, in a fixed order.
-func diffState(a, b State) []FieldChange {
-	out := make([]FieldChange, 0, 4)
+// diffState appends to out the state fields that differ between a and b,
+// by the names the trace uses, in a fixed order.
+func diffState(out []FieldChange, a, b *State) []FieldChange {
 	add := func(field, from, to string) {
 		out = append(out, FieldChange{Field: field, From: from, To: to})
 	}

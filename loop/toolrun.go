@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -17,7 +18,7 @@ func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out stream
 	emit(r, ToolBatch{ToolUses: out.toolUseIDs})
 	runs := r.runTools(ctx, out.toolUses)
 
-	blocks := make([]Block, 0, len(runs))
+	blocks := r.blockLists.cut(len(runs))[:0]
 	prevent := false
 	for i := range runs {
 		c, o := runs[i].call, runs[i].outcome
@@ -36,7 +37,7 @@ func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out stream
 		prevent = prevent || o.PreventContinuation
 	}
 	result := r.resultMessage(blocks, false)
-	history := append(mfq, out.reply, result)
+	history := append(grow(mfq, 2), out.reply, result)
 
 	if ctx.Err() != nil {
 		emit(r, Notice{Text: InterruptedNotice})
@@ -87,7 +88,9 @@ type toolRun struct {
 // abort during a concurrent group leaves every call of the group
 // unfinished, so the outcome does not depend on scheduling.
 func (r *run) runTools(ctx context.Context, uses []Block) []toolRun {
-	runs := make([]toolRun, len(uses))
+	runs := slices.Grow(r.runs[:0], len(uses))[:len(uses)]
+	clear(runs)
+	r.runs = runs
 	for i, u := range uses {
 		runs[i].call = ToolCall{ID: u.ID, Name: u.Name, Input: u.Input, Index: i}
 		runs[i].badInput = !r.validInput(u.Input)
