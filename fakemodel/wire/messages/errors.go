@@ -42,28 +42,29 @@ func statusOf(e *loop.RequestError) wire.Status {
 	return wire.Status{HTTP: status, Type: typ}
 }
 
+// kindStatus is the kind's status ([loop.ErrorKind.Status], the table
+// the in-process fakes use) with the type that status has, but where the
+// wire differs: image_size is the API's 400, a server error and an other
+// keep their own status when it is one of theirs, and a kind with no
+// status (a stream error answered whole, ...) is a 500 api_error.
 func kindStatus(e *loop.RequestError) (int, string) {
+	status := e.Kind.Status()
 	switch e.Kind {
-	case loop.KindPromptTooLong, loop.KindMediaTooLarge, loop.KindInvalidRequest, loop.KindImageSize:
-		return 400, InvalidRequestError
-	case loop.KindRequestTooLarge:
-		return 413, RequestTooLarge
-	case loop.KindRateLimited:
-		return 429, RateLimitError
-	case loop.KindOverloaded, loop.KindFallbackTriggered:
-		return 529, OverloadedError
+	case loop.KindImageSize:
+		status = loop.KindInvalidRequest.Status()
 	case loop.KindServer:
 		if e.Status >= 500 && e.Status <= 599 {
-			return e.Status, typeOfStatus(e.Status)
+			status = e.Status
 		}
-		return 500, APIError
 	case loop.KindOther:
 		if e.Status >= 400 && e.Status <= 599 {
-			return e.Status, typeOfStatus(e.Status)
+			status = e.Status
 		}
-		return 500, APIError
 	}
-	return 500, APIError
+	if status == 0 {
+		return http.StatusInternalServerError, APIError
+	}
+	return status, typeOfStatus(status)
 }
 
 // typeOfStatus is the API error type a status carries.
