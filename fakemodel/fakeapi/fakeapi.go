@@ -16,6 +16,7 @@ import (
 	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/fakemodel/wire/gemini"
 	"github.com/loopsim/loopsim/fakemodel/wire/messages"
+	"github.com/loopsim/loopsim/fakemodel/wire/responses"
 	"github.com/loopsim/loopsim/loop"
 )
 
@@ -25,6 +26,7 @@ func APIs() []wire.API {
 	return []wire.API{
 		messages.API{},
 		gemini.API{},
+		responses.API{},
 	}
 }
 

@@ -48,6 +48,14 @@ var samples = map[string]sample{
 		streamNote:  "the API has no error event: a failure after content blocks is one more chunk holding the API's error object (`{\"error\":{\"code\":500,...,\"status\":\"INTERNAL\"}}`), which the genai SDKs return as an `APIError`; a dropped connection ends the stream without the chunk carrying `finishReason`; a malformed tool call is `finishReason: MALFORMED_FUNCTION_CALL`",
 		truncatedAs: "`finishReason: MAX_TOKENS`",
 	},
+	"responses": {
+		path:        "/v1/responses",
+		body:        `{"model":"gpt-test","max_output_tokens":1000,"stream":true,"input":"go"}`,
+		plainBody:   `{"model":"gpt-test","max_output_tokens":1000,"input":"go"}`,
+		end:         "\"type\":\"response.completed\"}\n\n",
+		streamNote:  "a failure after content items is a `response.failed` event after them (its `response.error.code` the failure's: `server_error` for a stream error, `server_is_overloaded`, ...), a tool call it cut left open; a prompt too long is sent in the stream the same way (`context_length_exceeded`), as Codex reads a context overflow only there; a dropped connection ends the stream without `response.completed`",
+		truncatedAs: "`status: incomplete`, `incomplete_details.reason: max_output_tokens`",
+	},
 }
 
 // eachAPI runs f for every registered API, failing for one without a

@@ -33,7 +33,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, api API, d *Dec
 		}
 		return
 	}
-	if a.Outcome == OutcomeError && !StreamsFirst(a.Err, a.Blocks, true) {
+	if a.Outcome == OutcomeError && !StreamsFirst(a.Err, a.Blocks, true) && !StreamsError(api, a.Err) {
 		h.writeError(w, api, &Failure{Err: a.Err, RequestID: id})
 		return
 	}

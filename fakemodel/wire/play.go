@@ -60,6 +60,9 @@ func (h *Handler) play(ctx context.Context, api API, d *Decoded) *Answer {
 			rec.Answer, rec.Status, rec.Blocks = "stream_error", 200, len(blocks)
 		} else {
 			rec.Answer, rec.Status = strconv.Itoa(st.HTTP), st.HTTP
+			if d.Stream && StreamsError(api, re) {
+				rec.Status = 200
+			}
 		}
 	default:
 		a.Outcome, a.Fault = OutcomeFault, err
@@ -115,4 +118,22 @@ func ReplyLabel(blocks []loop.Block, resp loop.Response) string {
 		return "malformed"
 	}
 	return "text"
+}
+
+// ErrorStreamer is implemented by an API that sends some failures inside
+// a stream even before any content, where the others answer with an
+// error status (the Responses API reports a context overflow as
+// response.failed, and Codex reads it only there).
+type ErrorStreamer interface {
+	// StreamsError reports whether a streamed request's failure re,
+	// before any content, is sent inside the stream.
+	StreamsError(re *loop.RequestError) bool
+}
+
+// StreamsError reports whether api sends re inside a stream before any
+// content (see [ErrorStreamer]). Its record keeps the failure's status
+// as its answer (M:400); the status sent is 200.
+func StreamsError(api API, re *loop.RequestError) bool {
+	es, ok := api.(ErrorStreamer)
+	return ok && es.StreamsError(re)
 }
