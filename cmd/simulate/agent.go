@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/scenarios"
@@ -38,26 +39,101 @@ type agentVerdict struct {
 }
 
 func runAgents(args []string, stdout, stderr io.Writer) int {
+	fs, opt := agentFlags(stderr)
+	paths, err := parseInterleaved(fs, args)
+	if err == flag.ErrHelp {
+		return exitPass
+	}
+	if err != nil || !opt.check(paths, stderr) {
+		return exitBadInput
+	}
+	list, err := scenarios.Load(paths...)
+	status := exitPass
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		status = exitBadInput
+	}
+	ctx, stop := interruptContext()
+	defer stop()
+	var t tally
+	for _, s := range list {
+		if opt.filter != nil && !opt.filter.MatchString(s.Name) {
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		v, st := agentOne(ctx, s, opt.agent())
+		status = max(status, st)
+		if opt.records != "" && len(v.Records) > 0 {
+			if err := writeRecords(filepath.Join(opt.records, s.Name+".jsonl"), v.Records); err != nil {
+				fmt.Fprintf(stderr, "agent: %v\n", err)
+				status = exitBadInput
+			}
+		}
+		switch v.Verdict {
+		case "pass":
+			t.passed++
+		case "fail":
+			t.failed++
+		}
+		if opt.json {
+			b, err := json.Marshal(v)
+			if err != nil {
+				fmt.Fprintf(stderr, "agent: %v\n", err)
+				return exitBadInput
+			}
+			fmt.Fprintf(stdout, "%s\n", b)
+			continue
+		}
+		writeAgentVerdict(stdout, v, opt.verbose)
+	}
+	if !opt.json {
+		fmt.Fprintf(stdout, "%d passed, %d failed\n", t.passed, t.failed)
+	}
+	return status
+}
+
+// agentOptions are the agent subcommand's flags.
+type agentOptions struct {
+	command, pattern, records string
+	json, verbose, inherit    bool
+	timeout, delay            time.Duration
+	env                       []string
+	// filter is -run compiled, by check.
+	filter *regexp.Regexp
+}
+
+// agentFlags declares the agent subcommand's flags into the options it
+// returns.
+func agentFlags(stderr io.Writer) (*flag.FlagSet, *agentOptions) {
+	opt := &agentOptions{}
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	command := fs.String("cmd", "", "the agent command, run with sh -c (required)")
-	jsonOut := fs.Bool("json", false, "print one JSON object a scenario (JSON Lines), with the request records")
-	pattern := fs.String("run", "", "run only the scenarios whose name matches this regular expression")
-	timeout := fs.Duration("timeout", scenarios.DefaultAgentTimeout, "bound on one scenario's run; the agent's process group is killed when it expires")
-	records := fs.String("records", "", "write each scenario's request records as JSON Lines into this directory (NAME.jsonl)")
-	delay := fs.Duration("delay", 0, "wait this long before each streamed event (slow streams)")
-	verbose := fs.Bool("v", false, "print the agent's last output and standard error for every scenario")
-	inherit := fs.Bool("inherit-env", false, "pass this process's whole environment to the command (by default only "+strings.Join(scenarios.AgentBaseEnv, ", ")+")")
-	var env []string
+	fs.StringVar(&opt.command, "cmd", "", "the agent command, run with sh -c (required)")
+	fs.BoolVar(&opt.json, "json", false, "print one JSON object a scenario (JSON Lines), with the request records")
+	fs.StringVar(&opt.pattern, "run", "", "run only the scenarios whose name matches this regular expression")
+	fs.DurationVar(&opt.timeout, "timeout", scenarios.DefaultAgentTimeout, "bound on one scenario's run; the agent's process group is killed when it expires")
+	fs.StringVar(&opt.records, "records", "", "write each scenario's request records as JSON Lines into this directory (NAME.jsonl)")
+	fs.DurationVar(&opt.delay, "delay", 0, "wait this long before each streamed event (slow streams)")
+	fs.BoolVar(&opt.verbose, "v", false, "print the agent's last output and standard error for every scenario")
+	fs.BoolVar(&opt.inherit, "inherit-env", false, "pass this process's whole environment to the command (by default only "+strings.Join(scenarios.AgentBaseEnv, ", ")+")")
 	fs.Func("env", "set `NAME=VALUE` in the command's environment (repeatable)", func(v string) error {
 		if name, _, ok := strings.Cut(v, "="); !ok || name == "" || strings.ContainsAny(name, " \t") {
 			return fmt.Errorf("want NAME=VALUE, got %q", v)
 		}
-		env = append(env, v)
+		opt.env = append(opt.env, v)
 		return nil
 	})
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: simulate agent --cmd 'COMMAND' [--json] [-run REGEXP] [-timeout D] [-records DIR] [-env NAME=VALUE]... [-inherit-env] SCENARIO|DIR...
+		fmt.Fprint(stderr, agentUsage)
+		fs.PrintDefaults()
+	}
+	return fs, opt
+}
+
+// agentUsage is the agent subcommand's help, before its flags.
+const agentUsage = `usage: simulate agent --cmd 'COMMAND' [--json] [-run REGEXP] [-timeout D] [-records DIR] [-env NAME=VALUE]... [-inherit-env] SCENARIO|DIR...
 
 Runs a foreign agent under each scenario's faults on the wire: for every
 scenario it starts a fake Messages API server playing the scenario's
@@ -74,83 +150,39 @@ the command timed out (default 5m) or exited without calling the server.
 Exit status: 0 when every scenario passed, 1 when an expectation failed,
 2 when a file did not load or a run could not be judged.
 
-`)
-		fs.PrintDefaults()
-	}
-	paths, err := parseInterleaved(fs, args)
-	if err == flag.ErrHelp {
-		return exitPass
-	}
-	if err != nil {
-		return exitBadInput
-	}
-	if strings.TrimSpace(*command) == "" {
+`
+
+// check refuses options the run cannot start with, saying why on
+// stderr: no command, no scenario, a -run that does not compile, a
+// -records folder that cannot be made.
+func (opt *agentOptions) check(paths []string, stderr io.Writer) bool {
+	if strings.TrimSpace(opt.command) == "" {
 		fmt.Fprintln(stderr, "agent: --cmd is required: the command that runs the agent")
-		return exitBadInput
+		return false
 	}
 	if len(paths) == 0 {
 		fmt.Fprintln(stderr, "agent: name scenario files or directories")
-		return exitBadInput
+		return false
 	}
-	var filter *regexp.Regexp
-	if *pattern != "" {
-		if filter, err = regexp.Compile(*pattern); err != nil {
+	if opt.pattern != "" {
+		var err error
+		if opt.filter, err = regexp.Compile(opt.pattern); err != nil {
 			fmt.Fprintf(stderr, "agent: -run: %v\n", err)
-			return exitBadInput
+			return false
 		}
 	}
-	if *records != "" {
-		if err := os.MkdirAll(*records, 0o755); err != nil {
+	if opt.records != "" {
+		if err := os.MkdirAll(opt.records, 0o755); err != nil {
 			fmt.Fprintf(stderr, "agent: -records: %v\n", err)
-			return exitBadInput
+			return false
 		}
 	}
-	list, err := scenarios.Load(paths...)
-	status := exitPass
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		status = exitBadInput
-	}
-	ctx, stop := interruptContext()
-	defer stop()
-	var t tally
-	for _, s := range list {
-		if filter != nil && !filter.MatchString(s.Name) {
-			continue
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		a := scenarios.Agent{Command: *command, Env: env, InheritEnv: *inherit, Timeout: *timeout, Options: wire.Options{EventDelay: *delay}}
-		v, st := agentOne(ctx, s, a)
-		status = max(status, st)
-		if *records != "" && len(v.Records) > 0 {
-			if err := writeRecords(filepath.Join(*records, s.Name+".jsonl"), v.Records); err != nil {
-				fmt.Fprintf(stderr, "agent: %v\n", err)
-				status = exitBadInput
-			}
-		}
-		switch v.Verdict {
-		case "pass":
-			t.passed++
-		case "fail":
-			t.failed++
-		}
-		if *jsonOut {
-			b, err := json.Marshal(v)
-			if err != nil {
-				fmt.Fprintf(stderr, "agent: %v\n", err)
-				return exitBadInput
-			}
-			fmt.Fprintf(stdout, "%s\n", b)
-			continue
-		}
-		writeAgentVerdict(stdout, v, *verbose)
-	}
-	if !*jsonOut {
-		fmt.Fprintf(stdout, "%d passed, %d failed\n", t.passed, t.failed)
-	}
-	return status
+	return true
+}
+
+// agent is the agent every scenario runs.
+func (opt *agentOptions) agent() scenarios.Agent {
+	return scenarios.Agent{Command: opt.command, Env: opt.env, InheritEnv: opt.inherit, Timeout: opt.timeout, Options: wire.Options{EventDelay: opt.delay}}
 }
 
 // agentOne runs one scenario and returns its verdict and exit status.
