@@ -18,6 +18,7 @@ import (
 	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/fakemodel/fakeapi"
 	"github.com/loopsim/loopsim/fakemodel/wire"
+	"github.com/loopsim/loopsim/fakemodel/wire/messages"
 	"github.com/loopsim/loopsim/loop"
 )
 
@@ -28,15 +29,17 @@ const DefaultAgentTimeout = 5 * time.Minute
 
 // DummyAPIKey is the ANTHROPIC_API_KEY an agent gets: the fake server
 // accepts any key, and a real one must never reach it.
-const DummyAPIKey = "sk-ant-loopsim-dummy-key"
+const DummyAPIKey = messages.DummyAPIKey
 
-// Agent is a foreign agent: a shell command that calls the Messages API at
-// ANTHROPIC_BASE_URL.
+// Agent is a foreign agent: a shell command that calls a model API the
+// fake server speaks (the Messages API at ANTHROPIC_BASE_URL, or another
+// of fakeapi.APIs at its own base-URL variable).
 type Agent struct {
-	// Command is run with `sh -c`, in its own process group, with
-	// ANTHROPIC_BASE_URL set to the scenario's server, ANTHROPIC_API_KEY
-	// to [DummyAPIKey] and LOOPSIM_SCENARIO to the scenario's name, on top
-	// of the variables of [AgentBaseEnv] and Env.
+	// Command is run with `sh -c`, in its own process group, with every
+	// API's base-URL variable set to the scenario's server and its key
+	// to a dummy one (fakeapi.ClientEnv: ANTHROPIC_BASE_URL,
+	// ANTHROPIC_API_KEY = [DummyAPIKey], ...) and LOOPSIM_SCENARIO to the
+	// scenario's name, on top of the variables of [AgentBaseEnv] and Env.
 	Command string
 	// Env adds variables ("NAME=value") to the command's environment.
 	Env []string
@@ -210,20 +213,32 @@ func RunAgent(ctx context.Context, s *Scenario, a Agent) (*AgentOutcome, error) 
 	if waitErr != nil && !errors.As(waitErr, &exitErr) {
 		return out, &AgentError{Scenario: s.Name, Outcome: out, Msg: waitErr.Error()}
 	}
-	out.Want, out.Got = s.wantAgent(), s.observeAgent(out, stdoutText)
+	out.Want, out.Got = s.wantAgent(out.Records), s.observeAgent(out, stdoutText)
 	if !model.Done() {
 		out.Got.Harness = append(out.Got.Harness, fmt.Sprintf("the script was not used up: the agent stopped after %d requests", len(out.Records)))
 	}
 	return out, nil
 }
 
-// wantAgent is expect.wire for a foreign agent.
-func (s *Scenario) wantAgent() AgentObserved {
+// wantAgent is expect.wire for a foreign agent whose requests are recs.
+func (s *Scenario) wantAgent(recs []wire.Record) AgentObserved {
 	w := s.Expect.Wire
 	if w == nil {
 		return AgentObserved{}
 	}
-	return AgentObserved{Requests: wantWire(s.wire, false), Result: w.Result, Exit: w.Exit}
+	return AgentObserved{Requests: wantWire(s.wireFor(recs), false), Result: w.Result, Exit: w.Exit}
+}
+
+// wireFor is the expected request sequence for an agent whose requests
+// are recs: expect.wire.api's entry for the API of its first request,
+// else expect.wire.requests.
+func (s *Scenario) wireFor(recs []wire.Record) []WireEntry {
+	if len(recs) > 0 {
+		if entries, ok := s.wireByAPI[recs[0].API]; ok {
+			return entries
+		}
+	}
+	return s.wire
 }
 
 // observeAgent sees an agent run the way expect.wire does.
@@ -231,7 +246,7 @@ func (s *Scenario) observeAgent(out *AgentOutcome, stdout string) AgentObserved 
 	var got AgentObserved
 	w := s.Expect.Wire
 	if w != nil {
-		got.Requests = matchWire(requestEntries(s.wire), wire.Labels(out.Records))
+		got.Requests = matchWire(requestEntries(s.wireFor(out.Records)), wire.Labels(out.Records))
 		if w.Result != "" {
 			got.Result = ReportedResult(stdout)
 		}

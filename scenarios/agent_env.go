@@ -1,6 +1,10 @@
 package scenarios
 
-import "os"
+import (
+	"os"
+
+	"github.com/loopsim/loopsim/fakemodel/fakeapi"
+)
 
 // AgentBaseEnv names the variables of this process's environment that an
 // agent command gets unless [Agent.InheritEnv] is set: what a process
@@ -14,8 +18,10 @@ import "os"
 var AgentBaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ", "LANG", "LC_ALL", "LC_CTYPE", "TERM"}
 
 // environ is the command's environment: the base (or, with InheritEnv,
-// this process's whole environment), then a.Env, then the server's
-// address, the dummy key and the scenario's name, which override both.
+// this process's whole environment), then a.Env, then every API's
+// variables for the server (fakeapi.ClientEnv: its base URL and a dummy
+// key, ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY for the Messages API)
+// and the scenario's name, which override both.
 func (a Agent) environ(baseURL, scenario string) []string {
 	var env []string
 	if a.InheritEnv {
@@ -27,6 +33,6 @@ func (a Agent) environ(baseURL, scenario string) []string {
 			}
 		}
 	}
-	return append(append(env, a.Env...),
-		"ANTHROPIC_BASE_URL="+baseURL, "ANTHROPIC_API_KEY="+DummyAPIKey, "LOOPSIM_SCENARIO="+scenario)
+	env = append(append(env, a.Env...), fakeapi.ClientEnv(baseURL)...)
+	return append(env, "LOOPSIM_SCENARIO="+scenario)
 }

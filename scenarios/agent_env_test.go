@@ -2,12 +2,14 @@ package scenarios_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/loopsim/loopsim/fakemodel/fakeapi"
 	"github.com/loopsim/loopsim/scenarios"
 )
 
@@ -36,4 +38,26 @@ func TestAgentEnvironmentIsClean(t *testing.T) {
 			assert.True(t, out.Passed(), out.Diff())
 		})
 	}
+}
+
+// The agent gets every API's variables for the server (its base URL and
+// a dummy key), whatever API it speaks, even over the caller's own.
+func TestAgentGetsEveryAPIsVariables(t *testing.T) {
+	bin := testAgent(t)
+	t.Setenv("ANTHROPIC_BASE_URL", "https://api.anthropic.com")
+	s := libraryScenario(t, "cc-truncation-recovery")
+	out, err := scenarios.RunAgent(context.Background(), s, scenarios.Agent{Command: "env >&2; exec " + bin,
+		InheritEnv: true, Timeout: 30 * time.Second})
+	require.NoError(t, err)
+	env := fakeapi.ClientEnv("BASE")
+	require.NotEmpty(t, env)
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		url, _ := strings.CutPrefix(out.Stderr[strings.Index(out.Stderr, "ANTHROPIC_BASE_URL="):], "ANTHROPIC_BASE_URL=")
+		url, _, _ = strings.Cut(url, "\n")
+		want := name + "=" + strings.ReplaceAll(value, "BASE", url)
+		assert.Contains(t, out.Stderr, want+"\n")
+	}
+	assert.NotContains(t, out.Stderr, "ANTHROPIC_BASE_URL=https://api.anthropic.com")
+	assert.True(t, out.Passed(), out.Diff())
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/fakemodel/fakeapi"
 	"github.com/loopsim/loopsim/loop"
 	"github.com/loopsim/loopsim/properties"
 )
@@ -394,7 +395,34 @@ func (c *checker) expect() {
 		} else {
 			c.sc.wire = entries
 		}
+		names := apiNames()
+		for _, api := range sortedKeys(e.Wire.API) {
+			at := "expect.wire.api." + api
+			entries, err := ParseWireRequests(e.Wire.API[api])
+			switch {
+			case !slices.Contains(names, api):
+				c.errorf(at, "unknown API %q (known: %s)", api, strings.Join(names, ", "))
+			case strings.TrimSpace(e.Wire.API[api]) == "":
+				c.errorf(at, "missing: the request sequence of an agent that speaks %s", api)
+			case err != nil:
+				c.errorf(at, "%v", err)
+			default:
+				if c.sc.wireByAPI == nil {
+					c.sc.wireByAPI = map[string][]WireEntry{}
+				}
+				c.sc.wireByAPI[api] = entries
+			}
+		}
 	}
+}
+
+// apiNames are the names of the APIs the fake server speaks.
+func apiNames() []string {
+	var out []string
+	for _, api := range fakeapi.APIs() {
+		out = append(out, api.Name())
+	}
+	return out
 }
 
 // parseTransitionEntry reads one entry of expect.transitions: a

@@ -89,6 +89,8 @@ type Scenario struct {
 	namePos position
 	// wire is Expect.Wire.Requests parsed, set by the loader.
 	wire []WireEntry
+	// wireByAPI is Expect.Wire.API parsed, by API name.
+	wireByAPI map[string][]WireEntry
 }
 
 // ResolvedPolicy is the profile with the scenario's overrides applied.

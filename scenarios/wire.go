@@ -20,6 +20,13 @@ type Wire struct {
 	// and transition alike; a foreign agent, whose transitions the wire
 	// cannot see, by its requests.
 	Requests string `json:"requests"`
+	// API gives, by API name (messages, chat, responses, gemini: see
+	// fakemodel/fakeapi.APIs), the request sequence of an agent that
+	// speaks that API where it must differ from Requests (an API whose
+	// wire cannot show an answer the others show). A foreign agent is
+	// judged by the sequence of the API its first request used, Requests
+	// when that API has none here; the loop in process by Requests.
+	API map[string]string `json:"api"`
 	// Result is what the agent reports at the end (only `simulate agent`
 	// checks it): the subtype of the last {"type":"result"} JSON line of
 	// its standard output (Claude Code's stream-json: success,

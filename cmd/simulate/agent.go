@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register(command{name: "agent", summary: "run a foreign agent command against a fake Messages API per scenario and check its requests", run: runAgents})
+	register(command{name: "agent", summary: "run a foreign agent command against the fake model API server per scenario and check its requests", run: runAgents})
 }
 
 // agentVerdict is one scenario's line of `simulate agent --json`.
@@ -137,8 +137,9 @@ const agentUsage = `usage: simulate agent --cmd 'COMMAND' [--json] [-run REGEXP]
 
 Runs a foreign agent under each scenario's faults on the wire: for every
 scenario it starts a fake Messages API server playing the scenario's
-script, runs COMMAND (sh -c, its own process group) with
-ANTHROPIC_BASE_URL at the server, ANTHROPIC_API_KEY set to a dummy key and
+script, runs COMMAND (sh -c, its own process group) with every API's
+base-URL variable at the server (ANTHROPIC_BASE_URL, and those of the
+other APIs of docs/wire.md), their keys set to dummy ones and
 LOOPSIM_SCENARIO to the scenario's name, on top of a clean environment
 (PATH, HOME and the locale of this one, and each -env; -inherit-env
 passes all of it: an agent's policy may depend on its environment),

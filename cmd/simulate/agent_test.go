@@ -146,6 +146,7 @@ func TestServeCommand(t *testing.T) {
 		require.FailNow(t, "serve did not stop on interrupt")
 	}
 	assert.Contains(t, errOut.String(), "serve: 1 requests: [M:trunc]")
+	assert.Contains(t, errOut.String(), "serve: messages", "the APIs it speaks")
 	data, err := os.ReadFile(records)
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `"answer":"trunc"`)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/loopsim/loopsim/fakemodel"
@@ -16,7 +17,7 @@ import (
 )
 
 func init() {
-	register(command{name: "serve", summary: "serve the Messages API from a scenario (or the stochastic workload) until interrupted", run: serve})
+	register(command{name: "serve", summary: "serve every model API (Messages, ...) from a scenario (or the stochastic workload) until interrupted", run: serve})
 }
 
 // serveSignals are what stop `simulate serve`; a test replaces them with
@@ -38,8 +39,10 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: simulate serve [-addr HOST:PORT] [-records FILE] [-delay D] [SCENARIO]
 
-Serves the Anthropic Messages API (POST /v1/messages) on a local port and
-prints ANTHROPIC_BASE_URL=... for an agent to use, then serves until
+Serves every model API loopsim speaks (the Anthropic Messages API, POST
+/v1/messages, and the others of docs/wire.md) on one local base URL and
+prints the variables that point each API's clients at it
+(ANTHROPIC_BASE_URL=..., one a line, with dummy keys), then serves until
 interrupted (Ctrl-C). With a scenario file the answers are its script
 (or answers by purpose and model); without one they come from a seeded
 episode of the stochastic workload (fakemodel.DefaultWorkload). When
@@ -89,7 +92,11 @@ stopped it prints the request sequence (M:text, C:text, M:529, ...).
 			return exitBadInput
 		}
 	}
-	fmt.Fprintf(stdout, "ANTHROPIC_BASE_URL=%s\n", srv.URL)
+	for _, kv := range fakeapi.ClientEnv(srv.URL) {
+		fmt.Fprintln(stdout, kv)
+	}
+	fmt.Fprintf(stderr, "serve: %s at %s (set the variables above in the agent's environment; docs/wire.md gives each SDK's base-URL setting)\n",
+		strings.Join(apiNames(srv), ", "), srv.URL)
 	sigs, stop := serveSignals()
 	defer stop()
 	<-sigs
@@ -116,4 +123,13 @@ func writeRecords(file string, recs []wire.Record) error {
 		return err
 	}
 	return f.Close()
+}
+
+// apiNames are the names of the APIs srv speaks.
+func apiNames(srv *wire.Server) []string {
+	var out []string
+	for _, api := range srv.Handler().APIs() {
+		out = append(out, api.Name())
+	}
+	return out
 }

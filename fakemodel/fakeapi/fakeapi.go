@@ -13,6 +13,8 @@
 package fakeapi
 
 import (
+	"strings"
+
 	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/fakemodel/wire/gemini"
 	"github.com/loopsim/loopsim/fakemodel/wire/messages"
@@ -47,4 +49,27 @@ func Start(model loop.Model, opts wire.Options) (*wire.Server, error) {
 // panics if it cannot listen (as net/http/httptest's NewServer does).
 func NewServer(model loop.Model, opts wire.Options) *wire.Server {
 	return wire.NewServer(model, opts, APIs()...)
+}
+
+// ClientEnv is the environment that points a client of any of the APIs
+// at a server whose base URL is base: each API's variables
+// ([wire.ClientEnv]) in the order of [APIs], a variable two APIs share
+// (OPENAI_BASE_URL for Chat Completions and Responses) once.
+func ClientEnv(base string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, api := range APIs() {
+		ce, ok := api.(wire.ClientEnv)
+		if !ok {
+			continue
+		}
+		for _, kv := range ce.ClientEnv(base) {
+			name, _, _ := strings.Cut(kv, "=")
+			if !seen[name] {
+				seen[name] = true
+				out = append(out, kv)
+			}
+		}
+	}
+	return out
 }

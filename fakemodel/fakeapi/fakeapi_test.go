@@ -36,3 +36,25 @@ func TestServesTheMessagesAPIOnTheBaseURL(t *testing.T) {
 	assert.Equal(t, "messages", rec[0].API)
 	assert.Equal(t, "M:text", rec[0].Label())
 }
+
+func TestClientEnvPointsEveryAPIAtTheServer(t *testing.T) {
+	env := fakeapi.ClientEnv("http://127.0.0.1:1")
+	assert.Contains(t, env, "ANTHROPIC_BASE_URL=http://127.0.0.1:1")
+	names := map[string]bool{}
+	for _, kv := range env {
+		name, _, ok := strings.Cut(kv, "=")
+		require.True(t, ok, kv)
+		assert.False(t, names[name], "%s twice", name)
+		names[name] = true
+	}
+	for _, api := range fakeapi.APIs() {
+		ce, ok := api.(wire.ClientEnv)
+		if !ok {
+			// an API whose clients take the address only in code (an SDK
+			// option) prints nothing; docs/wire.md gives its setting
+			t.Logf("the %s API sets no variables (no wire.ClientEnv)", api.Name())
+			continue
+		}
+		assert.NotEmpty(t, ce.ClientEnv("http://127.0.0.1:1"), api.Name())
+	}
+}

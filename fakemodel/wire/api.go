@@ -227,3 +227,14 @@ type Status struct {
 	// ("context_length_exceeded"); empty otherwise.
 	Code string
 }
+
+// ClientEnv is implemented by an API whose clients find the server
+// through environment variables (its SDKs' and agents' base-URL
+// variable): the variables, "NAME=value", that point a client of the API
+// at a server whose base URL is base (as [Server.URL] gives it), and
+// give it a dummy key (the server takes any key; a real one must never
+// reach it). `simulate serve` prints them and `simulate agent` sets them.
+type ClientEnv interface {
+	// ClientEnv is the variables for a server at base.
+	ClientEnv(base string) []string
+}

@@ -29,3 +29,13 @@ func (API) Route(r *http.Request) (wire.Route, bool) {
 
 // IDHeader is "request-id": every answer to a recorded request names it.
 func (API) IDHeader() string { return "request-id" }
+
+// DummyAPIKey is the ANTHROPIC_API_KEY a client gets from [API.ClientEnv].
+const DummyAPIKey = "sk-ant-loopsim-dummy-key"
+
+// ClientEnv points a Messages API client at base: ANTHROPIC_BASE_URL
+// (the SDKs' and Claude Code's base URL, without /v1) and
+// ANTHROPIC_API_KEY, a dummy key.
+func (API) ClientEnv(base string) []string {
+	return []string{"ANTHROPIC_BASE_URL=" + base, "ANTHROPIC_API_KEY=" + DummyAPIKey}
+}
