@@ -10,7 +10,7 @@ import (
 const StopHookFeedbackPrefix = "Stop hook feedback: "
 
 // stopBranch is docs/spec.md §2.5: the reply has no tool_use. It takes
-// the SPEC's steps in order, each deciding here whether it applies; the
+// that section's steps in order, each deciding here whether it applies; the
 // first that ends the run or continues the loop returns.
 func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out streamOutcome) (State, *Result) {
 	p := &r.p
