@@ -149,11 +149,13 @@ func (API) Reply(d *wire.Decoded, a *wire.Answer) any {
 // request's input. A failure after the blocks is one
 // more chunk, the API's error object ({"error":{...}}, as the genai SDKs
 // read an error in a stream); a drop or an abort ends after the blocks.
-// A last function call whose input the failure cut is not sent: the API
-// sends function calls whole.
+// A function call whose input the step cut is sent with args {} (the
+// API sends calls whole), but for a last one before an error chunk,
+// which is not sent: the loop drops a call an error cut, as it never
+// finished.
 func (a API) Stream(s *wire.Stream, d *wire.Decoded, ans *wire.Answer) {
 	blocks := ans.Blocks
-	if ans.Outcome != wire.OutcomeReply {
+	if ans.Outcome == wire.OutcomeError {
 		if n := len(blocks); n > 0 && wire.CutToolUse(blocks[n-1]) {
 			blocks = blocks[:n-1]
 		}
