@@ -36,3 +36,20 @@ func TestInterruptWritesWhatFinished(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(metrics), `"partial": true`)
 }
+
+// TestTranscriptsNotAFolderOrLog: -transcripts given something that is
+// neither a folder nor a session log file (a device) is refused before
+// anything runs, naming the path; it ran as if given an empty folder.
+// simulate calibrate refuses it too.
+func TestTranscriptsNotAFolderOrLog(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, "-n", "5", "-plots=false", "-transcripts", "/dev/null", "-out", dir)
+	assert.Equal(t, simExitBadInput, code, stderr)
+	assert.Contains(t, stderr, "simulate: -transcripts /dev/null: neither a folder nor a regular file (a character device)")
+	assert.Empty(t, stdout)
+	assert.NoFileExists(t, filepath.Join(dir, "summary.md"))
+
+	code, _, stderr = runCLI(t, "calibrate", "-out", dir, "/dev/null")
+	assert.Equal(t, simExitBadInput, code, stderr)
+	assert.Contains(t, stderr, "calibrate: transcript: /dev/null is neither a folder nor a regular file (a character device)")
+}
