@@ -108,7 +108,8 @@ func ReadFile(path string) (*Session, error) {
 	return Read(f, path)
 }
 
-// Files lists the session logs among paths: a file is taken as given; a
+// Files lists the session logs among paths: a regular file is taken as
+// given (anything else but a folder is refused, see [CheckSource]); a
 // folder is walked for *.jsonl files, leaving out subagents' folders
 // (their logs are side conversations, not sessions). The list is sorted
 // within each folder.
@@ -118,6 +119,9 @@ func Files(paths ...string) ([]string, error) {
 		info, err := os.Stat(p)
 		if err != nil {
 			return nil, fmt.Errorf("transcript: %w", err)
+		}
+		if err := CheckSource(info); err != nil {
+			return nil, fmt.Errorf("transcript: %s is %w", p, err)
 		}
 		if !info.IsDir() {
 			out = append(out, p)
@@ -143,4 +147,28 @@ func Files(paths ...string) ([]string, error) {
 		out = append(out, found...)
 	}
 	return out, nil
+}
+
+// CheckSource refuses a path, described by info, that session logs cannot
+// be read from: only a folder (walked for *.jsonl) or a regular file (one
+// log) can be; a device such as /dev/null, a pipe or a socket cannot.
+func CheckSource(info fs.FileInfo) error {
+	m := info.Mode()
+	if m.IsDir() || m.IsRegular() {
+		return nil
+	}
+	what := "mode " + m.Type().String()
+	switch {
+	case m&fs.ModeCharDevice != 0:
+		what = "a character device"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeIrregular != 0:
+		what = "an irregular file"
+	}
+	return fmt.Errorf("neither a folder nor a regular file (%s)", what)
 }

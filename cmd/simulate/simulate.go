@@ -16,6 +16,7 @@ import (
 
 	"github.com/loopsim/loopsim/loop"
 	"github.com/loopsim/loopsim/sim"
+	"github.com/loopsim/loopsim/transcript"
 )
 
 func init() {
@@ -194,8 +195,12 @@ func (o *simOptions) plan() (*simPlan, error) {
 		return nil, fmt.Errorf("%d -sweep flags: at most two (a grid)", len(o.sweeps))
 	}
 	if o.transcripts != "" {
-		if _, err := os.Stat(o.transcripts); err != nil {
+		info, err := os.Stat(o.transcripts)
+		if err != nil {
 			return nil, fmt.Errorf("-transcripts: %w", err)
+		}
+		if err := transcript.CheckSource(info); err != nil {
+			return nil, fmt.Errorf("-transcripts %s: %w", o.transcripts, err)
 		}
 	}
 	p := &simPlan{}
