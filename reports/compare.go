@@ -101,12 +101,21 @@ const (
 	KindMean = "mean" // a per-episode mean
 )
 
+// Verdict is what a comparison says of one metric: [Better], [Worse],
+// [Changed] or [Same].
+type Verdict string
+
 // The verdicts of a metric row.
 const (
-	Better  = "better"
-	Worse   = "worse"
-	Changed = "changed" // significant, on a metric that is neither better up nor down
-	Same    = "~"       // not significant
+	// Better: significant, in the metric's better direction.
+	Better Verdict = "better"
+	// Worse: significant, against the metric's better direction.
+	Worse Verdict = "worse"
+	// Changed: significant, on a metric that is neither better up nor
+	// down.
+	Changed Verdict = "changed"
+	// Same: not significant.
+	Same Verdict = "~"
 )
 
 // MetricRow compares one metric.
@@ -142,7 +151,7 @@ type MetricRow struct {
 	// neither.
 	Direction int `json:"direction"`
 	// Verdict is better, worse, changed or ~.
-	Verdict string `json:"verdict"`
+	Verdict Verdict `json:"verdict"`
 	// Disagree is set on a mean whose rank test is significant while the
 	// interval of the difference of means holds zero: the typical episode
 	// moved, but a few large ones dominate the mean.
@@ -300,7 +309,7 @@ func pairLabel(b, c sim.Setting) string {
 	return label
 }
 
-func verdict(r *MetricRow) string {
+func verdict(r *MetricRow) Verdict {
 	if !r.Significant(Alpha) {
 		return Same
 	}

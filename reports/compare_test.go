@@ -97,7 +97,7 @@ func TestPlantedDifference(t *testing.T) {
 	sc := c.Settings[0]
 	assert.True(t, sc.Paired)
 	assert.Equal(t, []string{"stop_hook_block_cap: 8 -> 0"}, sc.Changes)
-	verdicts := map[string]string{}
+	verdicts := map[string]Verdict{}
 	for _, r := range sc.Rows {
 		verdicts[r.Metric] = r.Verdict
 	}

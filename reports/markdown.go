@@ -158,8 +158,8 @@ func (sc *SettingComparison) writeMarkdown(w *bufio.Writer, c *Comparison) {
 	p("|---|---:|---:|---:|---:|---:|---:|---|")
 	for i := range sc.Rows {
 		r := &sc.Rows[i]
-		verdict := r.Verdict
-		if verdict != Same {
+		verdict := string(r.Verdict)
+		if r.Verdict != Same {
 			verdict = "**" + verdict + "**"
 		}
 		if r.Disagree {
