@@ -1,7 +1,7 @@
 // Command simulate is loopsim's command line. Each subcommand lives in its
 // own file and registers itself; with no subcommand the default one runs.
 //
-//	go run ./cmd/simulate            # the default subcommand
+//	go run ./cmd/simulate            # the default subcommand, simulate
 //	go run ./cmd/simulate demo       # the built-in demonstration
 //	go run ./cmd/simulate help       # list the subcommands
 package main
@@ -23,8 +23,9 @@ type command struct {
 
 var commands = map[string]command{}
 
-// defaultCommand runs when the first argument is not a subcommand name.
-var defaultCommand = "demo"
+// defaultCommand runs when the first argument is not a subcommand name:
+// the Monte Carlo simulation (simulate.go registers it).
+const defaultCommand = "simulate"
 
 func register(c command) {
 	if _, dup := commands[c.name]; dup {

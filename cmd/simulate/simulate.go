@@ -21,7 +21,6 @@ import (
 
 func init() {
 	register(command{name: "simulate", summary: "run the Monte Carlo simulation (the default): thousands of sessions per setting, a Markdown summary with plots in -out", run: runSimulate})
-	defaultCommand = "simulate"
 }
 
 // Exit statuses of the simulate subcommand.

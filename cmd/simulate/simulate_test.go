@@ -134,3 +134,14 @@ func TestBriefCompletedLeavesOutFailures(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(summary), fmt.Sprintf("| seed | %.1f%%", completed), "the summary's completed figure")
 }
+
+// The default command is set in one place (main.go), is registered, and
+// help names it (TestSimulateIsTheDefault runs it).
+func TestDefaultCommandIsSimulate(t *testing.T) {
+	c, ok := commands[defaultCommand]
+	require.True(t, ok, "the default command %q is not registered", defaultCommand)
+	assert.Equal(t, "simulate", c.name)
+	var out strings.Builder
+	usage(&out)
+	assert.Contains(t, out.String(), `With no subcommand, "simulate" runs.`)
+}
