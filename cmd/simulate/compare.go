@@ -31,22 +31,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	failOn := fs.String("fail-on", "", "`rules` that make a significant change a regression (exit 1), comma separated:\nmetric>threshold or metric<threshold, the threshold in pp (rates), % (relative) or the metric's unit;\ne.g. 'failure_rate>+0.5pp,cost>+2%,new_violations>0'")
 	force := fs.Bool("force", false, "compare settings that differ in more than the policy (model, workload, prices, limits)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: simulate compare [flags] BASE CANDIDATE
-
-Compares two run records written by simulate -record, setting by setting
-(the records must hold the same settings in the same order): for each rate
-and per-episode metric, base and candidate with 95% intervals, the delta
-with its interval, a Holm-corrected p-value, an effect size and a verdict
-(better, worse, changed, or ~ for no significant difference). Episodes are
-paired by seed when both records played the same ones. It also lists the
-scenarios whose behaviour changed between the two records' commits, and
-invariant violations new in the candidate with their replay commands.
-
-Exit status: 0 when no -fail-on rule is broken, 1 when one is (a
-significant change beyond its threshold), 2 when a record does not open,
-the records are not comparable, or a flag is wrong.
-
-`)
+		fmt.Fprint(stderr, compareUsage)
 		fs.PrintDefaults()
 	}
 	files, err := parseInterleaved(fs, args)
@@ -104,6 +89,24 @@ the records are not comparable, or a flag is wrong.
 	}
 	return compareOK
 }
+
+// compareUsage is the compare subcommand's help, before its flags.
+const compareUsage = `usage: simulate compare [flags] BASE CANDIDATE
+
+Compares two run records written by simulate -record, setting by setting
+(the records must hold the same settings in the same order): for each rate
+and per-episode metric, base and candidate with 95% intervals, the delta
+with its interval, a Holm-corrected p-value, an effect size and a verdict
+(better, worse, changed, or ~ for no significant difference). Episodes are
+paired by seed when both records played the same ones. It also lists the
+scenarios whose behaviour changed between the two records' commits, and
+invariant violations new in the candidate with their replay commands.
+
+Exit status: 0 when no -fail-on rule is broken, 1 when one is (a
+significant change beyond its threshold), 2 when a record does not open,
+the records are not comparable, or a flag is wrong.
+
+`
 
 // writeComparison writes the plots, compare.md and compare.json to dir.
 func writeComparison(c *reports.Comparison, regressions []reports.Regression, dir string, plots bool) ([]reports.Figure, error) {

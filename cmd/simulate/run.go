@@ -42,19 +42,7 @@ func runScenarios(args []string, stdout, stderr io.Writer) int {
 	pattern := fs.String("run", "", "run only the scenarios whose name matches this regular expression")
 	fs.BoolVar(&opt.skipped, "skipped", false, "also run the scenarios marked skip (they show known loop bugs)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: simulate run [-v] [--json] [-run REGEXP] [-skipped] [FILE|DIR]...
-
-Runs scenario files (a directory stands for the .yaml files in it; with no
-argument, the built-in library) and prints one verdict line each: PASS,
-FAIL with a diff (-want +got), or SKIP with its reason. The format is
-documented in scenarios/README.md.
-
-Exit status: 0 when every scenario run passed, 1 when an expectation
-failed, 2 when a file did not load (the loader's message names
-file:line:column and the field), -run matched no scenario, or a run
-could not be judged.
-
-`)
+		fmt.Fprint(stderr, runUsage)
 		fs.PrintDefaults()
 	}
 	paths, err := parseInterleaved(fs, args)
@@ -119,6 +107,21 @@ could not be judged.
 	}
 	return status
 }
+
+// runUsage is the run subcommand's help, before its flags.
+const runUsage = `usage: simulate run [-v] [--json] [-run REGEXP] [-skipped] [FILE|DIR]...
+
+Runs scenario files (a directory stands for the .yaml files in it; with no
+argument, the built-in library) and prints one verdict line each: PASS,
+FAIL with a diff (-want +got), or SKIP with its reason. The format is
+documented in scenarios/README.md.
+
+Exit status: 0 when every scenario run passed, 1 when an expectation
+failed, 2 when a file did not load (the loader's message names
+file:line:column and the field), -run matched no scenario, or a run
+could not be judged.
+
+`
 
 // filesWithProblems counts the files a loader error names.
 func filesWithProblems(err error) int {
