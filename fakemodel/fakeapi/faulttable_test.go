@@ -153,6 +153,9 @@ func (p played) describe(s sample) string {
 		fmt.Fprintf(&b, "%d `%s`", p.status, p.rec.ErrorType)
 	case p.rec.Answer == "stream_error":
 		fmt.Fprintf(&b, "200, a block, then the error (`%s`)", p.rec.ErrorType)
+	case p.rec.ErrorType != "" && p.rec.Answer != "fault":
+		// a failure the API sends in a stream before any content
+		fmt.Fprintf(&b, "200, then the error in the stream (`%s`, recorded %s)", p.rec.ErrorType, p.rec.Answer)
 	case p.dropped:
 		b.WriteString("200, a block, then the connection dropped")
 	case p.rec.Answer == "trunc":
