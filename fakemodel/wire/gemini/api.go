@@ -18,7 +18,10 @@ const (
 // value is ready to use.
 type API struct{}
 
-var _ wire.API = API{}
+var (
+	_ wire.API       = API{}
+	_ wire.ClientEnv = API{}
+)
 
 // Name implements [wire.API]: "gemini".
 func (API) Name() string { return "gemini" }
@@ -55,4 +58,18 @@ func (API) Route(r *http.Request) (wire.Route, bool) {
 		return wire.Route{}, false
 	}
 	return rt, true
+}
+
+// DummyAPIKey is the key a client gets from [API.ClientEnv].
+const DummyAPIKey = "loopsim-dummy-gemini-key"
+
+// ClientEnv points a Gemini client at base: GOOGLE_GEMINI_BASE_URL (the
+// genai SDKs' and Gemini CLI's base URL), GEMINI_API_KEY and
+// GOOGLE_API_KEY (the SDKs prefer the second when both are set) with a
+// dummy key, and GOOGLE_GENAI_USE_VERTEXAI and GOOGLE_GENAI_USE_GCA set
+// to false, so that neither the SDKs nor Gemini CLI choose Vertex AI or
+// a Google login over the Gemini API.
+func (API) ClientEnv(base string) []string {
+	return []string{"GOOGLE_GEMINI_BASE_URL=" + base, "GEMINI_API_KEY=" + DummyAPIKey, "GOOGLE_API_KEY=" + DummyAPIKey,
+		"GOOGLE_GENAI_USE_VERTEXAI=false", "GOOGLE_GENAI_USE_GCA=false"}
 }

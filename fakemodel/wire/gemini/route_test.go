@@ -2,11 +2,15 @@ package gemini_test
 
 import (
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/genai"
 
 	"github.com/loopsim/loopsim/fakemodel/wire"
+	"github.com/loopsim/loopsim/fakemodel/wire/gemini"
 )
 
 // The API takes its three methods under /v1beta and /v1, for any model,
@@ -43,4 +47,22 @@ func TestRoute(t *testing.T) {
 		}
 	}
 	assert.Equal(t, "gemini", api.Name())
+}
+
+// The genai SDK pointed at the server by the variables ClientEnv gives
+// (the SDK reads them when its config leaves them out) reaches it with
+// the dummy key.
+func TestClientEnvPointsTheSDKAtTheServer(t *testing.T) {
+	srv := serve(t, reply)
+	for _, kv := range api.ClientEnv(srv.URL) {
+		name, value, _ := strings.Cut(kv, "=")
+		t.Setenv(name, value)
+	}
+	c, err := genai.NewClient(t.Context(), nil)
+	require.NoError(t, err)
+	assert.Equal(t, genai.BackendGeminiAPI, c.ClientConfig().Backend)
+	assert.Equal(t, gemini.DummyAPIKey, c.ClientConfig().APIKey)
+	r, err := c.Models.GenerateContent(t.Context(), "gemini-test", genai.Text("hi"), nil)
+	require.NoError(t, err)
+	assert.Equal(t, "gemini-test", r.ModelVersion)
 }
