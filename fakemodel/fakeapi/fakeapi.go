@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/loopsim/loopsim/fakemodel/wire"
+	"github.com/loopsim/loopsim/fakemodel/wire/chat"
 	"github.com/loopsim/loopsim/fakemodel/wire/gemini"
 	"github.com/loopsim/loopsim/fakemodel/wire/messages"
 	"github.com/loopsim/loopsim/fakemodel/wire/responses"
@@ -27,6 +28,7 @@ import (
 func APIs() []wire.API {
 	return []wire.API{
 		messages.API{},
+		chat.API{},
 		gemini.API{},
 		responses.API{},
 	}

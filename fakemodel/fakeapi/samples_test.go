@@ -39,6 +39,14 @@ var samples = map[string]sample{
 		streamNote:  "a failure after content blocks is an `error` event (`{\"type\":\"error\",\"error\":{...}}`) after them; a dropped connection ends the stream without `message_stop`",
 		truncatedAs: "`stop_reason: max_tokens`",
 	},
+	"chat": {
+		path:        "/v1/chat/completions",
+		body:        `{"model":"gpt-test","stream":true,"messages":[{"role":"user","content":"go"}]}`,
+		plainBody:   `{"model":"gpt-test","messages":[{"role":"user","content":"go"}]}`,
+		end:         "data: [DONE]\n\n",
+		streamNote:  "the API has no error event: a failure after content blocks is a data line holding the API's error object (`{\"error\":{\"type\":\"server_error\",...}}`), which the OpenAI SDKs raise as an error, and no `[DONE]`; a dropped connection ends the stream without the chunk carrying `finish_reason` and `[DONE]`; a truncated tool call's arguments travel cut, as the malformed tool call",
+		truncatedAs: "`finish_reason: length`",
+	},
 	"gemini": {
 		path:        "/v1beta/models/gemini-test:streamGenerateContent?alt=sse",
 		body:        `{"contents":[{"role":"user","parts":[{"text":"go"}]}]}`,

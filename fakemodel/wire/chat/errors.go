@@ -23,6 +23,10 @@ const (
 // RequestIDHeader is the header that carries a request's id.
 const RequestIDHeader = "x-request-id"
 
+// IDHeader implements [wire.IDHeader]: the core names every answer to a
+// recorded request in x-request-id.
+func (API) IDHeader() string { return RequestIDHeader }
+
 // StatusOf implements [wire.API]: how the API answers a failure of e's
 // kind outside a stream, its column of the fault table:
 //
@@ -103,13 +107,9 @@ func newErrorBody(typ, code, param, msg string) errorBody {
 
 // Error implements [wire.API]: the status, headers and body of f. A
 // 429 carries retry-after (whole seconds, rounded up) and
-// retry-after-ms from the fault's RetryAfterMS; every answer to a
-// recorded request carries its id in x-request-id.
+// retry-after-ms from the fault's RetryAfterMS.
 func (a API) Error(f *wire.Failure) wire.ErrorAnswer {
 	h := http.Header{}
-	if f.RequestID != "" {
-		h.Set(RequestIDHeader, f.RequestID)
-	}
 	switch {
 	case f.Err != nil:
 		st := a.StatusOf(f.Err)

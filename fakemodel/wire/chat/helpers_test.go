@@ -15,6 +15,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/stretchr/testify/require"
 
+	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/fakemodel/wire/chat"
 	"github.com/loopsim/loopsim/loop"
@@ -119,72 +120,17 @@ func sdkStream(raw []byte) (openai.ChatCompletionAccumulator, []openai.ChatCompl
 	return acc, chunks, s.Err()
 }
 
-// miniServer answers every request with the next of its answers, the
-// way the wire core does (decode, then the answer as JSON, a stream or
-// an error): enough to call the API through the official SDK.
-type miniServer struct {
-	*httptest.Server
-	answers []*wire.Answer
-	seen    []*wire.Decoded
-}
-
-func newMiniServer(t *testing.T, answers ...*wire.Answer) *miniServer {
-	m := &miniServer{answers: answers}
-	m.Server = httptest.NewServer(http.HandlerFunc(m.serve))
-	t.Cleanup(m.Close)
-	return m
-}
-
-func (m *miniServer) serve(w http.ResponseWriter, r *http.Request) {
-	api := chat.API{}
-	if _, ok := api.Route(r); !ok {
-		writeError(w, api.Error(&wire.Failure{Status: 404, Message: "not found: " + r.URL.Path}))
-		return
-	}
-	raw, _ := io.ReadAll(r.Body)
-	d, err := api.Decode(wire.Route{}, raw, wire.DecodeOptions{Models: models})
-	var rej *wire.Rejection
-	if errors.As(err, &rej) {
-		writeError(w, api.Error(&wire.Failure{Rejection: rej, RequestID: "req_1"}))
-		return
-	}
-	m.seen = append(m.seen, d)
-	a := m.answers[0]
-	m.answers = m.answers[1:]
-	a.Seq = len(m.seen)
-	streamFirst := d.Stream && (a.Outcome == wire.OutcomeReply || len(a.Blocks) > 0 ||
-		a.Outcome == wire.OutcomeError && a.Err.Kind == loop.KindStream)
-	switch {
-	case a.Outcome == wire.OutcomeDrop && !streamFirst:
-		panic(http.ErrAbortHandler)
-	case a.Outcome == wire.OutcomeError && !streamFirst:
-		writeError(w, api.Error(&wire.Failure{Err: a.Err, RequestID: "req_1"}))
-	case !d.Stream:
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(api.Reply(d, a))
-	default:
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(200)
-		s := wire.NewStream(w, r, 0)
-		api.Stream(s, d, a)
-		s.Flush()
-		if a.Outcome == wire.OutcomeDrop {
-			panic(http.ErrAbortHandler)
-		}
-	}
-}
-
-func writeError(w http.ResponseWriter, e wire.ErrorAnswer) {
-	for k, v := range e.Header {
-		w.Header()[k] = v
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(e.Status)
-	_ = json.NewEncoder(w).Encode(e.Body)
+// serve starts a server speaking only this API, answering with steps.
+func serve(t *testing.T, steps ...fakemodel.Step) (*wire.Server, *fakemodel.Model) {
+	t.Helper()
+	model := &fakemodel.Model{Script: steps, Window: 200_000, KeepMessages: true}
+	srv := wire.NewServer(model, wire.Options{Models: models}, chat.API{})
+	t.Cleanup(srv.Close)
+	return srv, model
 }
 
 // client is the official SDK pointed at srv, retries off.
-func client(srv *httptest.Server) openai.Client {
+func client(srv *wire.Server) openai.Client {
 	return openai.NewClient(option.WithBaseURL(srv.URL+"/v1"), option.WithAPIKey("test"), option.WithMaxRetries(0))
 }
 
