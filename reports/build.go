@@ -1,8 +1,13 @@
 package reports
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
 )
 
 // Build names the loopsim that made a record.
@@ -19,12 +24,46 @@ type Build struct {
 	Time     string `json:"time,omitempty"`
 	// GoVersion is the Go toolchain that built it.
 	GoVersion string `json:"go_version"`
+	// Binary is the SHA-256 of the executable, in hex, when the build
+	// carries no VCS stamp: it tells two unstamped builds apart and names
+	// one binary the same wherever it runs. Empty when the executable
+	// cannot be read.
+	Binary string `json:"binary,omitempty"`
 }
 
 // ReadBuild is the running binary's build: the module and VCS stamps
 // of runtime/debug.ReadBuildInfo. The VCS fields are empty when the
-// binary was built without them (go run, -buildvcs=false).
+// binary was built without them (go run, -buildvcs=false); Binary is
+// then the executable's digest. Nothing in it depends on the working
+// directory.
 func ReadBuild() Build {
+	b := readStamps()
+	if b.Revision == "" {
+		b.Binary = executableDigest()
+	}
+	return b
+}
+
+// executableDigest is the SHA-256 of the running executable, read once.
+var executableDigest = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+})
+
+// readStamps is the build info's module and VCS stamps.
+func readStamps() Build {
 	b := Build{GoVersion: runtime.Version()}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -45,7 +84,8 @@ func ReadBuild() Build {
 }
 
 // Name is the build for a person: the revision's first twelve digits,
-// "+dirty" when modified, or the version when there is no revision.
+// "+dirty" when modified, or the version (and the binary's digest) when
+// there is no revision.
 func (b Build) Name() string {
 	name := b.Revision
 	if len(name) > 12 {
@@ -53,6 +93,9 @@ func (b Build) Name() string {
 	}
 	if name == "" {
 		name = b.Version
+		if len(b.Binary) >= 12 {
+			name += " binary " + b.Binary[:12]
+		}
 	}
 	if name == "" {
 		name = "unknown"

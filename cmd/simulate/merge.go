@@ -189,7 +189,7 @@ func replan(f *sim.ShardFile, name string) (*simPlan, *simOptions, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: the run's flags %q: %w", name, strings.Join(args, " "), err)
 	}
-	build, err := json.Marshal(buildInfo())
+	build, err := json.Marshal(buildIdentity())
 	if err != nil {
 		return nil, nil, err
 	}

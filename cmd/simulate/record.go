@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/loopsim/loopsim/reports"
 	"github.com/loopsim/loopsim/sim"
@@ -75,24 +77,44 @@ func (r *recording) abort() {
 	os.Remove(r.file)
 }
 
-// buildInfo is the build's module and VCS stamps; when the build has no
-// VCS stamp (go run, GOFLAGS=-buildvcs=false), the revision of the git
-// checkout in the working directory, if any.
-func buildInfo() reports.Build {
-	b := reports.ReadBuild()
+// buildInfo is the build as a record names it: its stamps and, for a
+// build without a VCS stamp, its executable's digest
+// ([reports.ReadBuild]); for such a build also the revision of the git
+// checkout its sources were compiled from, when the binary names that
+// folder (a build without -trimpath) and it is one. That revision is a
+// hint for a person, read from the sources' folder, never the working
+// directory's: one binary names its build the same wherever it runs.
+// Merging compares buildIdentity, which leaves the hint out.
+var buildInfo = sync.OnceValue(func() reports.Build {
+	b := buildIdentity()
 	if b.Revision != "" {
 		return b
 	}
-	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return b
+	}
+	git := func(args ...string) (string, error) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = filepath.Dir(file)
+		out, err := cmd.Output()
+		return strings.TrimSpace(string(out)), err
+	}
+	rev, err := git("rev-parse", "HEAD")
 	if err != nil {
 		return b
 	}
-	b.Revision = strings.TrimSpace(string(out))
-	if t, err := exec.Command("git", "log", "-1", "--format=%cI").Output(); err == nil {
-		b.Time = strings.TrimSpace(string(t))
+	b.Revision = rev
+	if t, err := git("log", "-1", "--format=%cI"); err == nil {
+		b.Time = t
 	}
-	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil {
-		b.Modified = len(strings.TrimSpace(string(st))) > 0
+	if st, err := git("status", "--porcelain", "--untracked-files=no"); err == nil {
+		b.Modified = st != ""
 	}
 	return b
-}
+})
+
+// buildIdentity is what identifies the build: its module and VCS stamps,
+// or its executable's digest when it has no VCS stamp. Shards record it;
+// merge refuses shards another build wrote.
+func buildIdentity() reports.Build { return reports.ReadBuild() }

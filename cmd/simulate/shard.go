@@ -102,7 +102,7 @@ func shardRun(p *simPlan, o *simOptions) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	build, err := json.Marshal(buildInfo())
+	build, err := json.Marshal(buildIdentity())
 	if err != nil {
 		return nil, err
 	}
