@@ -89,85 +89,117 @@ func PlotTerminals(dir string, r *Result) ([]string, error) {
 	for i, l := range labels { // the first setting at the top
 		names[len(labels)-1-i] = l
 	}
-	rev := func(v []float64) plotter.Values {
-		out := make(plotter.Values, len(v))
-		for i, x := range v {
-			out[len(v)-1-i] = x
+	most := 0.0 // both charts on one scale, so that lengths compare
+	for _, pn := range panels {
+		for _, t := range pn.totals(len(settings)) {
+			most = max(most, t)
 		}
-		return out
 	}
 	var plots []*plot.Plot
 	var legends []plot.Legend
 	entries := 0
-	most := 0.0 // both charts on one scale, so that lengths compare
-	for _, pn := range panels {
-		for i := range settings {
-			t := 0.0
-			for _, s := range pn.series {
-				t += s.values[i]
-			}
-			most = max(most, t)
-		}
-	}
 	for pi, pn := range panels {
-		p := newPlot(pn.title, "share of episodes (%)", "")
-		p.X.Tick.Marker = countTicks{suffix: "%"}
-		p.X.Min = 0
-		p.NominalY(names...)
+		p, err := terminalChart(pn, names, most)
+		if err != nil {
+			return nil, err
+		}
 		if pi > 0 {
 			p.HideY() // the settings are named once, on the left
 		}
-		p.Y.Min, p.Y.Max = -0.5, float64(len(names))-0.5
-		p.Legend.Top, p.Legend.Left = true, true
-		totals := make([]float64, len(settings))
-		for _, s := range pn.series {
-			for i, v := range s.values {
-				totals[i] += v
-			}
-		}
-		p.X.Max = max(most*1.15, 1) // room for the totals
-		var below *plotter.BarChart
-		var values barValues
-		for _, s := range pn.series {
-			b, err := plotter.NewBarChart(rev(s.values), vg.Points(16))
-			if err != nil {
-				return nil, err
-			}
-			b.Horizontal = true
-			b.Color = s.color
-			b.LineStyle.Width = 0
-			if below != nil {
-				b.StackOn(below)
-			}
-			below = b
-			p.Add(b)
-			p.Legend.Add(s.name, b)
-		}
 		entries = max(entries, len(pn.series))
-		// each segment's share where it is wide enough, and the total
-		for i := range settings {
-			y := float64(len(settings) - 1 - i)
-			at := 0.0
-			for _, s := range pn.series {
-				v := s.values[i]
-				if v > 0 && v >= 0.12*p.X.Max && v < totals[i]-1e-9 { // a bar of one segment shows its total only
-					values = append(values, barValue{x: at + v/2, y: y, text: shareText(v), inside: true, dark: dark(s.color)})
-				}
-				at += v
-			}
-			values = append(values, barValue{x: at, y: y, text: shareText(totals[i])})
-		}
-		p.Add(values)
-		if len(pn.series) == 0 {
-			p.Title.Text += ": none"
-		}
-		p.Legend.Padding = vg.Points(3)
 		legends = append(legends, p.Legend)
 		p.Legend = plot.NewLegend() // drawn under the chart
 		plots = append(plots, p)
 	}
+	return saveTerminals(dir, plots, legends, entries, labels)
+}
+
+// totals is each of the first n settings' share of the panel's endings
+// (%).
+func (pn terminalPanel) totals(n int) []float64 {
+	totals := make([]float64, n)
+	for _, s := range pn.series {
+		for i, v := range s.values {
+			totals[i] += v
+		}
+	}
+	return totals
+}
+
+// terminalChart draws one panel: a stacked horizontal bar per setting
+// (names, the first at the top), its x axis up to most with room for the
+// totals, each segment's share where it is wide enough and each bar's
+// total written, and the segments named in the plot's legend.
+func terminalChart(pn terminalPanel, names []string, most float64) (*plot.Plot, error) {
+	n := len(names)
+	p := newPlot(pn.title, "share of episodes (%)", "")
+	p.X.Tick.Marker = countTicks{suffix: "%"}
+	p.X.Min = 0
+	p.NominalY(names...)
+	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
+	p.Legend.Top, p.Legend.Left = true, true
+	p.X.Max = max(most*1.15, 1) // room for the totals
+	var below *plotter.BarChart
+	for _, s := range pn.series {
+		b, err := plotter.NewBarChart(reversed(s.values), vg.Points(16))
+		if err != nil {
+			return nil, err
+		}
+		b.Horizontal = true
+		b.Color = s.color
+		b.LineStyle.Width = 0
+		if below != nil {
+			b.StackOn(below)
+		}
+		below = b
+		p.Add(b)
+		p.Legend.Add(s.name, b)
+	}
+	p.Add(barShares(pn, n, p.X.Max))
+	if len(pn.series) == 0 {
+		p.Title.Text += ": none"
+	}
+	p.Legend.Padding = vg.Points(3)
+	return p, nil
+}
+
+// reversed is v from last to first, as bar values: the first setting's
+// bar at the top.
+func reversed(v []float64) plotter.Values {
+	out := make(plotter.Values, len(v))
+	for i, x := range v {
+		out[len(v)-1-i] = x
+	}
+	return out
+}
+
+// barShares writes each segment's share on the bars of the first n
+// settings where it is wide enough (on an axis up to xMax), and each
+// bar's total after it.
+func barShares(pn terminalPanel, n int, xMax float64) barValues {
+	totals := pn.totals(n)
+	var values barValues
+	for i := range n {
+		y := float64(n - 1 - i)
+		at := 0.0
+		for _, s := range pn.series {
+			v := s.values[i]
+			if v > 0 && v >= 0.12*xMax && v < totals[i]-1e-9 { // a bar of one segment shows its total only
+				values = append(values, barValue{x: at + v/2, y: y, text: shareText(v), inside: true, dark: dark(s.color)})
+			}
+			at += v
+		}
+		values = append(values, barValue{x: at, y: y, text: shareText(totals[i])})
+	}
+	return values
+}
+
+// saveTerminals draws the two charts side by side, the left wider by the
+// settings' names (labels), and their legends under them, as tall as the
+// longer one's entries.
+func saveTerminals(dir string, plots []*plot.Plot, legends []plot.Legend, entries int, labels []string) ([]string, error) {
 	legendH := vg.Points(15)*vg.Length(entries) + vg.Points(10)
-	h := vg.Inch*1 + vg.Points(26)*vg.Length(len(settings)) + legendH
+	h := vg.Inch*1 + vg.Points(26)*vg.Length(len(labels)) + legendH
 	w := vg.Inch * 15
 	// the left chart is wider by the settings' names
 	split := w*0.52 + vg.Points(5*float64(longest(labels)))
