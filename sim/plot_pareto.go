@@ -39,92 +39,126 @@ func paretoPlot(r *Result) (*plot.Plot, *pointLabels, error) {
 	ax := r.ParetoAxes()
 	front, unsureMarks := r.ParetoFront(), r.ParetoUncertain()
 	labels := r.Labels()
-	scale := func(a ParetoAxis) float64 {
-		switch {
-		case a.Failure:
-			return 100
-		case a.Metric.Unit() == "usd":
-			return 1e-6
-		}
-		return 1
+	sc := newParetoScatter(r, ax, front, unsureMarks)
+	title := ax.X.short() + " against " + ax.Y.short() + " (lower left is better; 95% intervals)"
+	p := newPlot(strings.ToUpper(title[:1])+title[1:], axisLabel(ax.X), axisLabel(ax.Y))
+	p.X.Tick.Marker, p.Y.Tick.Marker = axisTicks(ax.X), axisTicks(ax.Y)
+	sc.setRanges(p)
+	if err := sc.addIntervals(p); err != nil {
+		return nil, nil, err
 	}
-	sx, sy := scale(ax.X), scale(ax.Y)
-	var all, onFront, unsure plotter.XYs
-	var errs xyErrPoints
-	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	if err := addPoints(p, sc.all, "setting", draw.GlyphStyle{Shape: draw.CircleGlyph{}, Color: colorOf(0), Radius: vg.Points(3)}); err != nil {
+		return nil, nil, err
+	}
+	if len(sc.onFront) > 0 {
+		if err := addPoints(p, sc.onFront, "on the Pareto front", draw.GlyphStyle{Shape: draw.RingGlyph{}, Color: colorOf(3), Radius: vg.Points(6)}); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(sc.unsure) > 0 {
+		if err := addPoints(p, sc.unsure, "off the front, not significantly beaten", draw.GlyphStyle{Shape: draw.SquareGlyph{}, Color: colorOf(1), Radius: vg.Points(6)}); err != nil {
+			return nil, nil, err
+		}
+	}
+	p.Legend.Top = true
+	pl := &pointLabels{xys: sc.all, labels: labels, order: labelOrder(front), legend: &p.Legend}
+	p.Add(pl)
+	return p, pl, nil
+}
+
+// paretoScatter is each setting's point on the Pareto axes, in the
+// axes' units (percent for a rate, dollars for a cost), the points on
+// the front and those off it but not significantly beaten, the
+// intervals around each point and the bounds of them all.
+type paretoScatter struct {
+	all, onFront, unsure plotter.XYs
+	errs                 xyErrPoints
+	xlo, xhi, ylo, yhi   float64
+}
+
+// newParetoScatter places r's settings on the axes.
+func newParetoScatter(r *Result, ax ParetoAxes, front, unsureMarks []bool) *paretoScatter {
+	sx, sy := axisScale(ax.X), axisScale(ax.Y)
+	sc := &paretoScatter{xlo: math.Inf(1), xhi: math.Inf(-1), ylo: math.Inf(1), yhi: math.Inf(-1)}
 	for i, s := range r.Settings {
 		x, xc := ax.X.value(s.Aggregate)
 		y, yc := ax.Y.value(s.Aggregate)
 		x, y = x*sx, y*sy
 		xc, yc = Interval{max(xc.Lo, 0) * sx, xc.Hi * sx}, Interval{max(yc.Lo, 0) * sy, yc.Hi * sy}
 		xy := plotter.XY{X: x, Y: y}
-		all = append(all, xy)
+		sc.all = append(sc.all, xy)
 		if front[i] {
-			onFront = append(onFront, xy)
+			sc.onFront = append(sc.onFront, xy)
 		}
 		if unsureMarks[i] {
-			unsure = append(unsure, xy)
+			sc.unsure = append(sc.unsure, xy)
 		}
-		errs = append(errs, struct{ x, y, xlo, xhi, ylo, yhi float64 }{x, y, x - xc.Lo, xc.Hi - x, y - yc.Lo, yc.Hi - y})
-		xlo, xhi, ylo, yhi = min(xlo, xc.Lo), max(xhi, xc.Hi), min(ylo, yc.Lo), max(yhi, yc.Hi)
+		sc.errs = append(sc.errs, struct{ x, y, xlo, xhi, ylo, yhi float64 }{x, y, x - xc.Lo, xc.Hi - x, y - yc.Lo, yc.Hi - y})
+		sc.xlo, sc.xhi, sc.ylo, sc.yhi = min(sc.xlo, xc.Lo), max(sc.xhi, xc.Hi), min(sc.ylo, yc.Lo), max(sc.yhi, yc.Hi)
 	}
-	// room around the intervals, more on the right and at the top for
-	// the labels and the legend
-	xspan, yspan := max(xhi-xlo, math.Abs(xhi)*0.1, 1e-9), max(yhi-ylo, math.Abs(yhi)*0.1, 1e-9)
-	title := ax.X.short() + " against " + ax.Y.short() + " (lower left is better; 95% intervals)"
-	p := newPlot(strings.ToUpper(title[:1])+title[1:], axisLabel(ax.X), axisLabel(ax.Y))
-	p.X.Tick.Marker, p.Y.Tick.Marker = axisTicks(ax.X), axisTicks(ax.Y)
-	p.X.Min, p.X.Max = max(xlo-0.08*xspan, 0), xhi+0.35*xspan
-	p.Y.Min, p.Y.Max = max(ylo-0.08*yspan, 0), yhi+0.3*yspan
+	return sc
+}
 
-	xb, err := plotter.NewXErrorBars(errs)
-	if err != nil {
-		return nil, nil, err
+// axisScale converts an axis's figure to the unit drawn: a rate to
+// percent, micro-dollars to dollars.
+func axisScale(a ParetoAxis) float64 {
+	switch {
+	case a.Failure:
+		return 100
+	case a.Metric.Unit() == "usd":
+		return 1e-6
 	}
-	yb, err := plotter.NewYErrorBars(errs)
+	return 1
+}
+
+// setRanges leaves room around the intervals, more on the right and at
+// the top for the labels and the legend.
+func (sc *paretoScatter) setRanges(p *plot.Plot) {
+	xspan, yspan := max(sc.xhi-sc.xlo, math.Abs(sc.xhi)*0.1, 1e-9), max(sc.yhi-sc.ylo, math.Abs(sc.yhi)*0.1, 1e-9)
+	p.X.Min, p.X.Max = max(sc.xlo-0.08*xspan, 0), sc.xhi+0.35*xspan
+	p.Y.Min, p.Y.Max = max(sc.ylo-0.08*yspan, 0), sc.yhi+0.3*yspan
+}
+
+// addIntervals draws each point's intervals on both axes, in grey.
+func (sc *paretoScatter) addIntervals(p *plot.Plot) error {
+	xb, err := plotter.NewXErrorBars(sc.errs)
 	if err != nil {
-		return nil, nil, err
+		return err
+	}
+	yb, err := plotter.NewYErrorBars(sc.errs)
+	if err != nil {
+		return err
 	}
 	barColor := color.Gray{Y: 170}
 	xb.Color, yb.Color = barColor, barColor
 	p.Add(xb, yb)
-	pts, err := plotter.NewScatter(all)
+	return nil
+}
+
+// addPoints draws points in a style and names them in the legend.
+func addPoints(p *plot.Plot, xys plotter.XYs, name string, style draw.GlyphStyle) error {
+	sc, err := plotter.NewScatter(xys)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	pts.GlyphStyle = draw.GlyphStyle{Shape: draw.CircleGlyph{}, Color: colorOf(0), Radius: vg.Points(3)}
-	p.Add(pts)
-	p.Legend.Add("setting", pts)
-	if len(onFront) > 0 {
-		fp, err := plotter.NewScatter(onFront)
-		if err != nil {
-			return nil, nil, err
-		}
-		fp.GlyphStyle = draw.GlyphStyle{Shape: draw.RingGlyph{}, Color: colorOf(3), Radius: vg.Points(6)}
-		p.Add(fp)
-		p.Legend.Add("on the Pareto front", fp)
-	}
-	if len(unsure) > 0 {
-		up, err := plotter.NewScatter(unsure)
-		if err != nil {
-			return nil, nil, err
-		}
-		up.GlyphStyle = draw.GlyphStyle{Shape: draw.SquareGlyph{}, Color: colorOf(1), Radius: vg.Points(6)}
-		p.Add(up)
-		p.Legend.Add("off the front, not significantly beaten", up)
-	}
-	p.Legend.Top = true
-	order := make([]int, 0, len(all))
-	for _, want := range []bool{true, false} { // the front's labels first: they get the best places
-		for i := range all {
+	sc.GlyphStyle = style
+	p.Add(sc)
+	p.Legend.Add(name, sc)
+	return nil
+}
+
+// labelOrder is the order the points are labelled in: the front's
+// first, as they get the best places.
+func labelOrder(front []bool) []int {
+	order := make([]int, 0, len(front))
+	for _, want := range []bool{true, false} {
+		for i := range front {
 			if front[i] == want {
 				order = append(order, i)
 			}
 		}
 	}
-	pl := &pointLabels{xys: all, labels: labels, order: order, legend: &p.Legend}
-	p.Add(pl)
-	return p, pl, nil
+	return order
 }
 
 // axisLabel names a Pareto axis with its unit.
