@@ -18,6 +18,13 @@
 //     in the API's error body;
 //   - the body limit: a body over [Options.MaxBodyBytes] (default
 //     [DefaultMaxBodyBytes], 32 MB) gets the API's 413 and is recorded;
+//   - hostile clients: a body that cannot be read (a broken chunked
+//     encoding, shorter than its length, stalled past
+//     [Options.ReadTimeout]) gets the API's 400 and a record; stalled
+//     headers and keep-alive connections idle past [Options.IdleTimeout]
+//     are closed; text JSON does not allow and fields of the wrong type
+//     have generic checks an API words as it does ([CheckText],
+//     [JSONTypeError]);
 //   - the client's own input-token count ([InputTokensHeader]);
 //   - the model call: under one lock, one request at a time, in the
 //     order requests arrive; the answer is then written without the
