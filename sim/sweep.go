@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/loopsim/loopsim/internal/field"
 )
 
 // Sweep varies one field (as [Setting.With] names it) over values.
@@ -17,7 +19,8 @@ type Sweep struct {
 const maxSweepValues = 100
 
 // ParseSweep reads "field=v1,v2,v3" or "field=from:to:step" (from, to
-// and step integers or decimals, to included when the steps reach it).
+// and step integers or decimals, read by internal/field's rule, to
+// included when the steps reach it).
 func ParseSweep(spec string) (Sweep, error) {
 	field, values, ok := strings.Cut(spec, "=")
 	field, values = strings.TrimSpace(field), strings.TrimSpace(values)
@@ -51,14 +54,14 @@ func expandRange(r string) ([]string, error) {
 	var x [3]float64
 	decimals := 0
 	for i, p := range parts {
-		p = strings.ReplaceAll(strings.TrimSpace(p), "_", "")
-		v, err := strconv.ParseFloat(p, 64)
+		p = strings.TrimSpace(p)
+		v, err := field.ParseFloat(p)
 		if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
 			return nil, fmt.Errorf("range %q: %q is not a finite number", r, p)
 		}
 		x[i] = v
 		if _, frac, ok := strings.Cut(p, "."); ok {
-			decimals = max(decimals, len(frac))
+			decimals = max(decimals, len(strings.ReplaceAll(frac, "_", "")))
 		}
 	}
 	from, to, step := x[0], x[1], x[2]

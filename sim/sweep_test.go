@@ -17,6 +17,7 @@ func TestParseSweep(t *testing.T) {
 		{"auto_compact_buffer=5000:30000:5000", "auto_compact_buffer", []string{"5000", "10000", "15000", "20000", "25000", "30000"}},
 		{"workload.faults.overloaded=0.01:0.05:0.02", "workload.faults.overloaded", []string{"0.01", "0.03", "0.05"}},
 		{"auto_compact_buffer=13_000:13_000:1", "auto_compact_buffer", []string{"13000"}},
+		{"workload.faults.overloaded=0.000_5:0.001_5:0.000_5", "workload.faults.overloaded", []string{"0.0005", "0.0010", "0.0015"}},
 		{" escalation = true , false ", "escalation", []string{"true", "false"}},
 	} {
 		s, err := ParseSweep(c.spec)
@@ -36,6 +37,7 @@ func TestParseSweepRejectsBadSpecs(t *testing.T) {
 		{"max_turns=10:1:1", "positive step"},
 		{"max_turns=1:10:0", "positive step"},
 		{"max_turns=a:10:1", "not a finite number"},
+		{"max_turns=1__0:20:5", `"1__0" is not a finite number`},
 		{"max_turns=1:1000:1", "at most 100"},
 	} {
 		_, err := ParseSweep(c.spec)
