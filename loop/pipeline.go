@@ -12,97 +12,138 @@ import (
 // subtract it); it may end the run (the thrash guard).
 func (r *run) prepareMessages(ctx context.Context, s *State, limits Limits) ([]Message, bool, int, *Result) {
 	p := &r.p
+	// 1. the messages after the last compact boundary
 	mfq := r.dropBeforeBoundary(s.Messages)
 
+	// 2. tool-result budget
 	if p.ToolResultBudget > 0 {
-		before := r.size(mfq)
-		// only the newest message can hold tool results not yet budgeted:
-		// the rest were checked when they were newest (or at the start)
-		from := len(mfq) - 1
-		if !r.budgeted {
-			from, r.budgeted = 0, true
-		}
-		out, n := applyToolResultBudget(mfq, max(from, 0), p.ToolResultBudget)
-		if n > 0 {
-			mfq = r.resize(out)
-			emit(r, Stage{Stage: StageToolResultBudget, TokensBefore: before, TokensAfter: r.size(mfq), Changed: n})
-		}
+		mfq = r.toolResultBudget(mfq)
 	}
 
+	// 3. snip
 	snipFreed := 0
 	if p.Snip {
-		before := r.size(mfq)
-		var res SnipResult
-		err := guard("snipper", func() {
-			res = r.snipper.Snip(SnipInput{Messages: mfq, Tokens: r.count(mfq, 0), Threshold: limits.WarningThreshold, KeepRecent: p.SnipKeepRecent})
-		})
-		switch {
-		case err != nil:
-			emit(r, Stage{Stage: StageSnip, TokensBefore: before, TokensAfter: before, Error: err.Error()})
-		case len(res.Removed) > 0 || res.TokensFreed > 0:
-			mfq = r.resize(res.Messages)
-			snipFreed = max(res.TokensFreed, 0)
-			emit(r, Stage{Stage: StageSnip, TokensBefore: before, TokensAfter: r.size(mfq), TokensFreed: snipFreed, Removed: res.Removed})
-		}
+		mfq, snipFreed = r.snip(mfq, limits)
 	}
 
+	// 4. microcompact
 	if p.Microcompact {
-		before := r.size(mfq)
-		var res MicrocompactResult
-		// the default microcompactor, which clears in place, sees only
-		// the messages from the oldest result it may still clear
-		_, isDefault := r.micro.(KeepRecentMicrocompactor)
-		from, oldTail := 0, 0
-		if isDefault {
-			from = r.microFrom.from(mfq)
-			oldTail = SumTokens(mfq[from:])
-		}
-		err := guard("microcompactor", func() {
-			// the loop owns its history (seams get views valid only during
-			// their call), and after the first pass only the newest
-			// results can need clearing
-			res = r.micro.Microcompact(MicrocompactInput{Messages: mfq[from:], KeepRecent: p.MicrocompactKeepRecent,
-				Owned: true, Incremental: r.microcompacted})
-			r.microcompacted = true
-		})
-		switch {
-		case err != nil:
-			emit(r, Stage{Stage: StageMicrocompact, TokensBefore: before, TokensAfter: before, Error: err.Error()})
-		case res.Cleared > 0:
-			if from > 0 {
-				// cleared in place, from `from` on: mfq holds the changes
-				r.resizeTail(mfq, from, before, oldTail)
-			} else {
-				mfq = r.resize(res.Messages)
-			}
-			emit(r, Stage{Stage: StageMicrocompact, TokensBefore: before, TokensAfter: r.size(mfq), Changed: res.Cleared})
-		}
-		if isDefault && err == nil {
-			r.microFrom.remember(mfq, from)
-		}
+		mfq = r.microcompact(mfq)
 	}
 
+	// 5. context collapse
 	if p.ContextCollapse {
-		before := r.size(mfq)
-		in := r.collapseInput(mfq, s.StagedCollapses, snipFreed)
-		var res CollapseResult
-		err := guard("collapser", func() { res = r.collapser.Collapse(in) })
-		switch {
-		case err != nil:
-			emit(r, Stage{Stage: StageCollapse, TokensBefore: before, TokensAfter: before, Error: err.Error()})
-		case res.Committed > 0 || len(res.Staged) != len(s.StagedCollapses):
-			mfq = r.resize(res.Messages)
-			s.StagedCollapses = res.Staged
-			emit(r, Stage{Stage: StageCollapse, TokensBefore: before, TokensAfter: r.size(mfq), Changed: res.Committed,
-				Staged: len(res.Staged), Removed: res.Removed})
-		}
+		mfq = r.collapse(s, mfq, snipFreed)
 	}
 
+	// 6. auto-compact
 	if !p.autoCompactActive() || p.reactiveOnly(r.model.Name) {
 		return mfq, false, snipFreed, nil
 	}
 	mfq, compacted, term := r.autoCompact(ctx, s, mfq, snipFreed, limits)
 	return mfq, compacted, snipFreed, term
+}
+
+// toolResultBudget is step 2 of docs/spec.md §2.1: the tool results of
+// each message cut to the policy's budget.
+func (r *run) toolResultBudget(mfq []Message) []Message {
+	p := &r.p
+	before := r.size(mfq)
+	// only the newest message can hold tool results not yet budgeted:
+	// the rest were checked when they were newest (or at the start)
+	from := len(mfq) - 1
+	if !r.budgeted {
+		from, r.budgeted = 0, true
+	}
+	out, n := applyToolResultBudget(mfq, max(from, 0), p.ToolResultBudget)
+	if n > 0 {
+		mfq = r.resize(out)
+		emit(r, Stage{Stage: StageToolResultBudget, TokensBefore: before, TokensAfter: r.size(mfq), Changed: n})
+	}
+	return mfq
+}
+
+// snip is step 3 of docs/spec.md §2.1: old history dropped past the
+// warning threshold. It returns the messages and the tokens snip freed;
+// a snipper that fails is recorded and changes nothing.
+func (r *run) snip(mfq []Message, limits Limits) ([]Message, int) {
+	p := &r.p
+	snipFreed := 0
+	before := r.size(mfq)
+	var res SnipResult
+	err := guard("snipper", func() {
+		res = r.snipper.Snip(SnipInput{Messages: mfq, Tokens: r.count(mfq, 0), Threshold: limits.WarningThreshold, KeepRecent: p.SnipKeepRecent})
+	})
+	switch {
+	case err != nil:
+		emit(r, Stage{Stage: StageSnip, TokensBefore: before, TokensAfter: before, Error: err.Error()})
+	case len(res.Removed) > 0 || res.TokensFreed > 0:
+		mfq = r.resize(res.Messages)
+		snipFreed = max(res.TokensFreed, 0)
+		emit(r, Stage{Stage: StageSnip, TokensBefore: before, TokensAfter: r.size(mfq), TokensFreed: snipFreed, Removed: res.Removed})
+	}
+	return mfq, snipFreed
+}
+
+// microcompact is step 4 of docs/spec.md §2.1: old tool results cleared,
+// the newest kept. A microcompactor that fails is recorded and changes
+// nothing.
+func (r *run) microcompact(mfq []Message) []Message {
+	p := &r.p
+	before := r.size(mfq)
+	var res MicrocompactResult
+	// the default microcompactor, which clears in place, sees only
+	// the messages from the oldest result it may still clear
+	_, isDefault := r.micro.(KeepRecentMicrocompactor)
+	from, oldTail := 0, 0
+	if isDefault {
+		from = r.microFrom.from(mfq)
+		oldTail = SumTokens(mfq[from:])
+	}
+	err := guard("microcompactor", func() {
+		// the loop owns its history (seams get views valid only during
+		// their call), and after the first pass only the newest
+		// results can need clearing
+		res = r.micro.Microcompact(MicrocompactInput{Messages: mfq[from:], KeepRecent: p.MicrocompactKeepRecent,
+			Owned: true, Incremental: r.microcompacted})
+		r.microcompacted = true
+	})
+	switch {
+	case err != nil:
+		emit(r, Stage{Stage: StageMicrocompact, TokensBefore: before, TokensAfter: before, Error: err.Error()})
+	case res.Cleared > 0:
+		if from > 0 {
+			// cleared in place, from `from` on: mfq holds the changes
+			r.resizeTail(mfq, from, before, oldTail)
+		} else {
+			mfq = r.resize(res.Messages)
+		}
+		emit(r, Stage{Stage: StageMicrocompact, TokensBefore: before, TokensAfter: r.size(mfq), Changed: res.Cleared})
+	}
+	if isDefault && err == nil {
+		r.microFrom.remember(mfq, from)
+	}
+	return mfq
+}
+
+// collapse is step 5 of docs/spec.md §2.1: ranges of old messages folded
+// into summaries, staged collapses kept in s. A collapser that fails is
+// recorded and changes nothing.
+func (r *run) collapse(s *State, mfq []Message, snipFreed int) []Message {
+	before := r.size(mfq)
+	in := r.collapseInput(mfq, s.StagedCollapses, snipFreed)
+	var res CollapseResult
+	err := guard("collapser", func() { res = r.collapser.Collapse(in) })
+	switch {
+	case err != nil:
+		emit(r, Stage{Stage: StageCollapse, TokensBefore: before, TokensAfter: before, Error: err.Error()})
+	case res.Committed > 0 || len(res.Staged) != len(s.StagedCollapses):
+		mfq = r.resize(res.Messages)
+		s.StagedCollapses = res.Staged
+		emit(r, Stage{Stage: StageCollapse, TokensBefore: before, TokensAfter: r.size(mfq), Changed: res.Committed,
+			Staged: len(res.Staged), Removed: res.Removed})
+	}
+	return mfq
 }
 
 // dropBeforeBoundary returns the messages after the last compact boundary
