@@ -20,7 +20,12 @@ const (
 // ready; it holds no state.
 type API struct{}
 
-var _ wire.API = API{}
+var (
+	_ wire.API           = API{}
+	_ wire.ClientEnv     = API{}
+	_ wire.ErrorStreamer = API{}
+	_ wire.IDHeader      = API{}
+)
 
 // Name implements [wire.API]: "responses".
 func (API) Name() string { return "responses" }
@@ -48,3 +53,13 @@ func (API) Count(d *wire.Decoded) any {
 // IDHeader implements [wire.IDHeader]: the API names each request in
 // x-request-id.
 func (API) IDHeader() string { return "x-request-id" }
+
+// DummyAPIKey is the key a client gets from [API.ClientEnv].
+const DummyAPIKey = "loopsim-dummy-openai-key"
+
+// ClientEnv implements [wire.ClientEnv]: OPENAI_BASE_URL, base with the
+// API's /v1 prefix (the official SDKs and Codex CLI's built-in openai
+// provider read it), and OPENAI_API_KEY with a dummy key.
+func (API) ClientEnv(base string) []string {
+	return []string{"OPENAI_BASE_URL=" + base + "/v1", "OPENAI_API_KEY=" + DummyAPIKey}
+}

@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/loopsim/loopsim/fakemodel/wire"
+	rapi "github.com/loopsim/loopsim/fakemodel/wire/responses"
 	"github.com/loopsim/loopsim/loop"
 )
 
@@ -330,4 +332,19 @@ func TestSDKCountsInputTokens(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Greater(t, r.InputTokens, int64(100))
+}
+
+// The SDK pointed at the server by ClientEnv's variables alone (no
+// base-URL or key option) reaches it.
+func TestClientEnvPointsTheSDKAtTheServer(t *testing.T) {
+	_, m, srv := serve(t, reply(loop.StopEndTurn, usage, text("hi")))
+	for _, kv := range (rapi.API{}).ClientEnv(srv.URL) {
+		name, value, _ := strings.Cut(kv, "=")
+		t.Setenv(name, value)
+	}
+	client := openai.NewClient(option.WithMaxRetries(0))
+	r, err := client.Responses.New(t.Context(), params())
+	require.NoError(t, err)
+	assert.Equal(t, "hi", r.OutputText())
+	assert.Len(t, m.seen(), 1)
 }
