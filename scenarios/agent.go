@@ -230,15 +230,13 @@ func (s *Scenario) wantAgent(recs []wire.Record) AgentObserved {
 }
 
 // wireFor is the expected request sequence for an agent whose requests
-// are recs: expect.wire.api's entry for the API of its first request,
-// else expect.wire.requests.
+// are recs: the one for the API of its first request (see
+// [Scenario.WireRequestsFor]).
 func (s *Scenario) wireFor(recs []wire.Record) []WireEntry {
-	if len(recs) > 0 {
-		if entries, ok := s.wireByAPI[recs[0].API]; ok {
-			return entries
-		}
+	if len(recs) == 0 {
+		return s.wire
 	}
-	return s.wire
+	return s.wireEntriesFor(recs[0].API)
 }
 
 // observeAgent sees an agent run the way expect.wire does.

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loopsim/loopsim/fakemodel/fakeapi"
+	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/fakemodel/wire/messages"
 	"github.com/loopsim/loopsim/loop"
 )
@@ -266,4 +268,74 @@ func failureAnswer(f loop.RequestFailed, stream bool) string {
 	}
 	status := messages.API{}.StatusOf(&loop.RequestError{Kind: f.Kind, Status: f.Status}).HTTP
 	return strconv.Itoa(status)
+}
+
+// WireRequestsFor is the request sequence (with its transitions) an agent
+// that speaks api must show: expect.wire.api's entry for api when there
+// is one, else expect.wire.requests with each error status written as
+// the Messages API answers it (M:529) turned into the status api answers
+// the same fault with (M:503 for an API that answers overload with 503).
+// A status that stands for faults api answers differently, or for no
+// fault of its own kind, is kept. nil without expect.wire.
+func (s *Scenario) WireRequestsFor(api string) []string {
+	if s.Expect.Wire == nil {
+		return nil
+	}
+	return wantWire(s.wireEntriesFor(api), true)
+}
+
+// wireEntriesFor is [Scenario.WireRequestsFor] as entries.
+func (s *Scenario) wireEntriesFor(api string) []WireEntry {
+	if entries, ok := s.wireByAPI[api]; ok {
+		return entries
+	}
+	target := apiByName(api)
+	if target == nil {
+		return s.wire
+	}
+	out := make([]WireEntry, len(s.wire))
+	for i, e := range s.wire {
+		out[i] = e
+		p, answer, ok := strings.Cut(e.Request, ":")
+		if !ok {
+			continue
+		}
+		if status, err := strconv.Atoi(answer); err == nil {
+			if to, ok := statusOn(target, status); ok {
+				out[i].Request = p + ":" + strconv.Itoa(to)
+			}
+		}
+	}
+	return out
+}
+
+// statusOn is the status api answers the faults the Messages API answers
+// with status (the fault kinds whose own status it is, and the kinds
+// with none of their own that the Messages API answers with it), when
+// api answers them all alike.
+func statusOn(api wire.API, status int) (int, bool) {
+	to, found := 0, false
+	for _, k := range loop.ErrorKinds {
+		re := &loop.RequestError{Kind: k, Status: k.Status()}
+		if k == loop.KindConnection || k == loop.KindStream || k == loop.KindOther ||
+			(messages.API{}).StatusOf(re).HTTP != status {
+			continue
+		}
+		got := api.StatusOf(re).HTTP
+		if found && got != to {
+			return 0, false
+		}
+		to, found = got, true
+	}
+	return to, found
+}
+
+// apiByName is the API of fakeapi.APIs called name, nil when none is.
+func apiByName(name string) wire.API {
+	for _, api := range fakeapi.APIs() {
+		if api.Name() == name {
+			return api
+		}
+	}
+	return nil
 }

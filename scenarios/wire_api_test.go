@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/loopsim/loopsim/fakemodel/fakeapi"
+	"github.com/loopsim/loopsim/loop"
 	"github.com/loopsim/loopsim/scenarios"
 )
 
@@ -57,4 +60,26 @@ func TestAgentJudgedByTheSequenceOfItsAPI(t *testing.T) {
 		assert.Equal(t, c.pass, out.Passed(), "%s: diff:\n%s", c.api, out.Diff())
 		assert.Equal(t, "messages", out.Records[0].API)
 	}
+}
+
+// An agent is judged by the request sequence of the API it speaks: a
+// status the Messages API answers a fault with becomes the one the
+// agent's API answers it with, unless expect.wire.api says otherwise.
+func TestWireRequestsForEachAPI(t *testing.T) {
+	s := libraryScenario(t, "cc-overloaded-gives-up-after-three")
+	assert.Equal(t, []string{"M:529", "M:529", "M:529"}, s.WireRequestsFor("messages"))
+	for _, api := range fakeapi.APIs() {
+		want := api.StatusOf(&loop.RequestError{Kind: loop.KindOverloaded, Status: loop.KindOverloaded.Status()}).HTTP
+		assert.Equal(t, []string{"M:" + strconv.Itoa(want), "M:" + strconv.Itoa(want), "M:" + strconv.Itoa(want)},
+			s.WireRequestsFor(api.Name()), api.Name())
+	}
+	assert.Equal(t, []string{"M:529", "M:529", "M:529"}, s.WireRequestsFor("unknown"), "an API not served: as written")
+
+	s, err := withWireAPI(t, "cc-overloaded-gives-up-after-three", `{messages: "M:529 → M:529"}`)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"M:529", "M:529"}, s.WireRequestsFor("messages"), "expect.wire.api wins")
+
+	r := libraryScenario(t, "cc-truncation-recovery")
+	assert.Equal(t, []string{"M:trunc", "max_output_tokens_recovery", "M:trunc", "max_output_tokens_recovery", "M:text"},
+		r.WireRequestsFor("messages"), "answers that are not statuses are the same on every API")
 }
