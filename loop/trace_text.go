@@ -28,41 +28,17 @@ func Describe(e Event) string {
 	case IterationStart:
 		return fmt.Sprintf("iteration %d (turn %d, %d messages)", x.Iteration, x.Turn, x.Messages)
 	case Stage:
-		s := fmt.Sprintf("%-12s %s: %d -> %d tokens", "stage", x.Stage, x.TokensBefore, x.TokensAfter)
-		if len(x.Removed) > 0 {
-			s += fmt.Sprintf(", %d messages removed", len(x.Removed))
-		}
-		if x.Error != "" {
-			s += ", failed: " + x.Error
-		}
-		return s
+		return describeStage(x)
 	case Compaction:
-		switch {
-		case x.Skipped != "":
-			return fmt.Sprintf("%-12s %s at %d tokens skipped: %s", "compaction", x.Trigger, x.TokensBefore, x.Skipped)
-		case !x.OK:
-			return fmt.Sprintf("%-12s %s at %d tokens failed: %s", "compaction", x.Trigger, x.TokensBefore, x.Error)
-		}
-		return fmt.Sprintf("%-12s %s: %d -> %d tokens, %d messages removed, %d kept", "compaction", x.Trigger, x.TokensBefore, x.TokensAfter, len(x.Removed), x.Kept)
+		return describeCompaction(x)
 	case RequestEvent:
-		s := fmt.Sprintf("%-12s %s #%d to %s: %d messages (last %s), %d tokens in, max_tokens %d", "request", x.Purpose, x.Attempt, x.Model, x.Messages, x.Last, x.InputTokens, x.MaxTokens)
-		if x.NonStreaming {
-			s += ", non-streaming"
-		}
-		return s
+		return describeRequest(x)
 	case ResponseEvent:
-		s := fmt.Sprintf("%-12s %s: %d in / %d out tokens", "response", x.StopReason, x.Usage.InputTokens, x.Usage.OutputTokens)
-		if len(x.ToolUses) > 0 {
-			s += ", tool_use " + strings.Join(x.ToolUses, " ")
-		}
-		return s
+		return describeResponse(x)
 	case RequestFailed:
 		return fmt.Sprintf("%-12s %s %d: %s", "failed", x.Kind, x.Status, x.Message)
 	case Retry:
-		if x.NonStreaming {
-			return fmt.Sprintf("%-12s attempt %d as non-streaming after %s", "retry", x.Attempt, x.Reason)
-		}
-		return fmt.Sprintf("%-12s attempt %d after %s, simulated delay %d ms", "retry", x.Attempt, x.Reason, x.DelayMS)
+		return describeRetry(x)
 	case Fallback:
 		return fmt.Sprintf("%-12s %s -> %s (%d tool_uses discarded)", "fallback", x.From, x.To, len(x.Orphans))
 	case Withheld:
@@ -72,67 +48,148 @@ func Describe(e Event) string {
 	case Notice:
 		return fmt.Sprintf("%-12s %s", "notice", x.Text)
 	case ToolSummary:
-		if x.Unsent {
-			return fmt.Sprintf("%-12s of %s unsent: the run ended first", "summary", strings.Join(x.Batch, " "))
-		}
-		s := "summary"
-		if len(x.Batch) > 0 {
-			s += " of " + strings.Join(x.Batch, " ")
-		}
-		if x.Error != "" {
-			return fmt.Sprintf("%-12s failed: %s", s, x.Error)
-		}
-		return fmt.Sprintf("%-12s: %s", s, x.Text)
+		return describeToolSummary(x)
 	case ToolBatch:
 		return fmt.Sprintf("%-12s %s", "tools", strings.Join(x.ToolUses, " "))
 	case ToolResultEvent:
-		s := fmt.Sprintf("%-12s %s (%s): %d tokens", "tool_result", x.ToolUseID, x.Name, x.Tokens)
-		if x.Synthetic {
-			s += ", synthetic"
-		}
-		if x.IsError {
-			s += ", error"
-		}
-		if x.Error != "" {
-			s += ": " + x.Error
-		}
-		if x.Prevent {
-			s += ", hook prevents continuation"
-		}
-		return s
+		return describeToolResult(x)
 	case StopHook:
-		s := fmt.Sprintf("%-12s %s", "stop_hook", x.Outcome)
-		if len(x.Messages) > 0 {
-			s += ": " + strings.Join(x.Messages, "; ")
-		}
-		if x.Error != "" {
-			s += ": " + x.Error
-		}
-		return s
+		return describeStopHook(x)
 	case StopFailureHook:
-		s := fmt.Sprintf("%-12s told: %s", "stop_failure", x.Error)
-		if !x.Ran {
-			s += " (no stop-failure hooks)"
-		}
-		if x.Failure != "" {
-			s += ", failed: " + x.Failure
-		}
-		return s
+		return describeStopFailureHook(x)
 	case TransitionEvent:
-		parts := make([]string, 0, len(x.Changes))
-		for _, c := range x.Changes {
-			if c.Field == "transition" {
-				continue
-			}
-			parts = append(parts, fmt.Sprintf("%s %s->%s", c.Field, c.From, c.To))
-		}
-		return fmt.Sprintf("=> %s  [%s]", x.Transition, strings.Join(parts, ", "))
+		return describeTransition(x)
 	case StateRecord:
 		return describeState(x)
 	case TerminalEvent:
 		return fmt.Sprintf("=> terminal %s (turn %d, %d iterations)", x.Terminal, x.Turn, x.Iterations)
 	}
 	return fmt.Sprintf("%s %+v", e.EventKind(), e)
+}
+
+// describeStage renders a context-management stage: its tokens before
+// and after, what it removed, how it failed.
+func describeStage(x Stage) string {
+	s := fmt.Sprintf("%-12s %s: %d -> %d tokens", "stage", x.Stage, x.TokensBefore, x.TokensAfter)
+	if len(x.Removed) > 0 {
+		s += fmt.Sprintf(", %d messages removed", len(x.Removed))
+	}
+	if x.Error != "" {
+		s += ", failed: " + x.Error
+	}
+	return s
+}
+
+// describeCompaction renders a compaction: skipped, failed, or what it
+// did.
+func describeCompaction(x Compaction) string {
+	switch {
+	case x.Skipped != "":
+		return fmt.Sprintf("%-12s %s at %d tokens skipped: %s", "compaction", x.Trigger, x.TokensBefore, x.Skipped)
+	case !x.OK:
+		return fmt.Sprintf("%-12s %s at %d tokens failed: %s", "compaction", x.Trigger, x.TokensBefore, x.Error)
+	}
+	return fmt.Sprintf("%-12s %s: %d -> %d tokens, %d messages removed, %d kept", "compaction", x.Trigger, x.TokensBefore, x.TokensAfter, len(x.Removed), x.Kept)
+}
+
+// describeRequest renders a request sent.
+func describeRequest(x RequestEvent) string {
+	s := fmt.Sprintf("%-12s %s #%d to %s: %d messages (last %s), %d tokens in, max_tokens %d", "request", x.Purpose, x.Attempt, x.Model, x.Messages, x.Last, x.InputTokens, x.MaxTokens)
+	if x.NonStreaming {
+		s += ", non-streaming"
+	}
+	return s
+}
+
+// describeResponse renders a reply received, with its tool_uses.
+func describeResponse(x ResponseEvent) string {
+	s := fmt.Sprintf("%-12s %s: %d in / %d out tokens", "response", x.StopReason, x.Usage.InputTokens, x.Usage.OutputTokens)
+	if len(x.ToolUses) > 0 {
+		s += ", tool_use " + strings.Join(x.ToolUses, " ")
+	}
+	return s
+}
+
+// describeRetry renders a retry: as non-streaming, or after a simulated
+// delay.
+func describeRetry(x Retry) string {
+	if x.NonStreaming {
+		return fmt.Sprintf("%-12s attempt %d as non-streaming after %s", "retry", x.Attempt, x.Reason)
+	}
+	return fmt.Sprintf("%-12s attempt %d after %s, simulated delay %d ms", "retry", x.Attempt, x.Reason, x.DelayMS)
+}
+
+// describeToolSummary renders a tool-use summary: unsent, failed, or its
+// text.
+func describeToolSummary(x ToolSummary) string {
+	if x.Unsent {
+		return fmt.Sprintf("%-12s of %s unsent: the run ended first", "summary", strings.Join(x.Batch, " "))
+	}
+	s := "summary"
+	if len(x.Batch) > 0 {
+		s += " of " + strings.Join(x.Batch, " ")
+	}
+	if x.Error != "" {
+		return fmt.Sprintf("%-12s failed: %s", s, x.Error)
+	}
+	return fmt.Sprintf("%-12s: %s", s, x.Text)
+}
+
+// describeToolResult renders a tool result and how it came about.
+func describeToolResult(x ToolResultEvent) string {
+	s := fmt.Sprintf("%-12s %s (%s): %d tokens", "tool_result", x.ToolUseID, x.Name, x.Tokens)
+	if x.Synthetic {
+		s += ", synthetic"
+	}
+	if x.IsError {
+		s += ", error"
+	}
+	if x.Error != "" {
+		s += ": " + x.Error
+	}
+	if x.Prevent {
+		s += ", hook prevents continuation"
+	}
+	return s
+}
+
+// describeStopHook renders the stop hooks' outcome with their messages
+// or error.
+func describeStopHook(x StopHook) string {
+	s := fmt.Sprintf("%-12s %s", "stop_hook", x.Outcome)
+	if len(x.Messages) > 0 {
+		s += ": " + strings.Join(x.Messages, "; ")
+	}
+	if x.Error != "" {
+		s += ": " + x.Error
+	}
+	return s
+}
+
+// describeStopFailureHook renders the error the stop-failure hooks were
+// told, and their failure.
+func describeStopFailureHook(x StopFailureHook) string {
+	s := fmt.Sprintf("%-12s told: %s", "stop_failure", x.Error)
+	if !x.Ran {
+		s += " (no stop-failure hooks)"
+	}
+	if x.Failure != "" {
+		s += ", failed: " + x.Failure
+	}
+	return s
+}
+
+// describeTransition renders a transition with the state fields it
+// changed.
+func describeTransition(x TransitionEvent) string {
+	parts := make([]string, 0, len(x.Changes))
+	for _, c := range x.Changes {
+		if c.Field == "transition" {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s->%s", c.Field, c.From, c.To))
+	}
+	return fmt.Sprintf("=> %s  [%s]", x.Transition, strings.Join(parts, ", "))
 }
 
 // describeState renders a state record on one line: the ten fields, the
