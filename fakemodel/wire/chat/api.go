@@ -37,3 +37,15 @@ func (API) Route(r *http.Request) (wire.Route, bool) {
 func (API) Count(d *wire.Decoded) any {
 	return map[string]int{"prompt_tokens": d.Request.InputTokens}
 }
+
+// DummyAPIKey is the OPENAI_API_KEY a client gets from [API.ClientEnv].
+const DummyAPIKey = "sk-loopsim-dummy-key"
+
+var _ wire.ClientEnv = API{}
+
+// ClientEnv points an OpenAI client at base: OPENAI_BASE_URL (the
+// official SDKs' base URL, which ends in /v1) and OPENAI_API_KEY, a
+// dummy key.
+func (API) ClientEnv(base string) []string {
+	return []string{"OPENAI_BASE_URL=" + base + "/v1", "OPENAI_API_KEY=" + DummyAPIKey}
+}

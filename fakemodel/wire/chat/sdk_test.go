@@ -8,12 +8,14 @@ import (
 	"testing"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/fakemodel/wire"
+	"github.com/loopsim/loopsim/fakemodel/wire/chat"
 )
 
 // Every fault, streamed or not, reaches the official SDK as an
@@ -222,4 +224,18 @@ func TestTheSDKsRequestsDecode(t *testing.T) {
 	assert.Equal(t, "C:text", recs[1].Label())
 	assert.Equal(t, 3, recs[1].Kept, "the first three messages are the same")
 	assert.True(t, strings.HasPrefix(recs[1].Appended[0], "assistant:"))
+}
+
+// The environment ClientEnv gives points the official SDK, which reads
+// OPENAI_BASE_URL and OPENAI_API_KEY, at the server.
+func TestClientEnvPointsTheSDKAtTheServer(t *testing.T) {
+	srv, _ := serve(t, fakemodel.Step{Text: "hello"})
+	for _, kv := range (chat.API{}).ClientEnv(srv.URL) {
+		name, value, _ := strings.Cut(kv, "=")
+		t.Setenv(name, value)
+	}
+	cl := openai.NewClient(option.WithMaxRetries(0))
+	c, err := cl.Chat.Completions.New(context.Background(), params())
+	require.NoError(t, err)
+	assert.Equal(t, "hello", c.Choices[0].Message.Content)
 }

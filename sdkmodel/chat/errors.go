@@ -1,0 +1,164 @@
+package chat
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/loopsim/loopsim/loop"
+)
+
+// failure turns an error of a call into what the loop's seam returns: a
+// [*loop.RequestError] when [Classify] knows it, else the error wrapped.
+// chunks is how many stream chunks arrived before it (-1: not a stream).
+func failure(err error, chunks int) error {
+	if re := Classify(err); re != nil {
+		if re.Kind == loop.KindConnection && chunks > 0 {
+			re.Message = fmt.Sprintf("the connection dropped after %d stream chunks: %s", chunks, re.Message)
+		}
+		return re
+	}
+	return fmt.Errorf("sdkmodel/chat: %w", err)
+}
+
+// Classify says which [loop.ErrorKind] an error of an SDK call is; nil
+// means it is neither an API error nor a failed connection. The
+// statuses are put in the loop's terms ([loop.ErrorKind.Status]), so a
+// trace reads the same whatever API the loop spoke:
+//
+//	an error object in a stream that began with 200   stream_error (no status), its message
+//	400 context_length_exceeded                       prompt_too_long, "prompt is too long: N tokens > M maximum" when the message gives N and M
+//	400 rejecting an image or a file as too large     media_too_large
+//	other 400                                         invalid_request
+//	413                                               request_too_large
+//	429                                               rate_limited, retry-after-ms (else retry-after in seconds)
+//	503 server_overloaded, or saying "overloaded"     overloaded (529)
+//	other 5xx                                         server_error, its status
+//	any other status                                  other, its status
+//	a connection that fails or drops                  connection
+func Classify(err error) *loop.RequestError {
+	var se *ssestream.StreamError
+	var aerr *openai.Error
+	switch {
+	case errors.As(err, &se):
+		var body struct {
+			Error struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		msg := ""
+		if json.Unmarshal(se.Event.Data, &body) == nil {
+			msg = body.Error.Message
+		}
+		if msg == "" {
+			msg = se.Message
+		}
+		return &loop.RequestError{Kind: loop.KindStream, Message: msg}
+	case errors.As(err, &aerr):
+		return classifyAPI(aerr)
+	case connectionFailed(err):
+		return &loop.RequestError{Kind: loop.KindConnection, Message: err.Error()}
+	}
+	return nil
+}
+
+// classifyAPI classifies an error the API answered with.
+func classifyAPI(aerr *openai.Error) *loop.RequestError {
+	msg := aerr.Message
+	if msg == "" {
+		msg = strings.TrimSpace(aerr.RawJSON())
+	}
+	if msg == "" {
+		msg = http.StatusText(aerr.StatusCode)
+	}
+	status := aerr.StatusCode
+	var n, m int
+	switch {
+	case status == http.StatusBadRequest && (aerr.Code == "context_length_exceeded" || strings.Contains(msg, "maximum context length")):
+		if contextLength(msg, &n, &m) {
+			return loop.PromptTooLongError(n, m)
+		}
+		return &loop.RequestError{Kind: loop.KindPromptTooLong, Status: loop.KindPromptTooLong.Status(), Message: msg}
+	case status == http.StatusBadRequest && mediaTooLarge(msg):
+		return &loop.RequestError{Kind: loop.KindMediaTooLarge, Status: loop.KindMediaTooLarge.Status(), Message: msg}
+	case status == http.StatusBadRequest:
+		return &loop.RequestError{Kind: loop.KindInvalidRequest, Status: loop.KindInvalidRequest.Status(), Message: msg}
+	case status == http.StatusRequestEntityTooLarge:
+		return &loop.RequestError{Kind: loop.KindRequestTooLarge, Status: loop.KindRequestTooLarge.Status(), Message: msg}
+	case status == http.StatusTooManyRequests:
+		re := &loop.RequestError{Kind: loop.KindRateLimited, Status: loop.KindRateLimited.Status(), Message: msg}
+		if aerr.Response != nil {
+			re.RetryAfterMS = retryAfterMS(aerr.Response.Header)
+		}
+		return re
+	case status == http.StatusServiceUnavailable && (aerr.Code == "server_overloaded" || strings.Contains(strings.ToLower(msg), "overloaded")):
+		return &loop.RequestError{Kind: loop.KindOverloaded, Status: loop.KindOverloaded.Status(), Message: msg}
+	case status >= 500 && status <= 599:
+		return &loop.RequestError{Kind: loop.KindServer, Status: status, Message: msg}
+	}
+	return &loop.RequestError{Kind: loop.KindOther, Status: status, Message: msg}
+}
+
+// contextLength reads the API's context_length_exceeded message into n
+// (the request's tokens) and m (the model's maximum).
+func contextLength(msg string, n, m *int) bool {
+	i := strings.Index(msg, "maximum context length is ")
+	if i < 0 {
+		return false
+	}
+	k, _ := fmt.Sscanf(msg[i:], "maximum context length is %d tokens. However, your messages resulted in %d tokens.", m, n)
+	return k == 2
+}
+
+// mediaTooLarge reports whether a 400 rejects an image or a file for its
+// size: the message says one "exceeds" a maximum or is too large.
+func mediaTooLarge(msg string) bool {
+	s := strings.ToLower(msg)
+	if !strings.Contains(s, "exceed") && !strings.Contains(s, "too large") {
+		return false
+	}
+	for _, w := range []string{"image", "pdf", "document", "file"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// retryAfterMS reads retry-after-ms, else retry-after in seconds; zero
+// when neither is a usable number (an HTTP date would need a clock and is
+// ignored).
+func retryAfterMS(h http.Header) int {
+	parse := func(v string, scale float64) int {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(f) || f <= 0 || f*scale > math.MaxInt32 {
+			return 0
+		}
+		return int(math.Round(f * scale))
+	}
+	if ms := parse(h.Get("retry-after-ms"), 1); ms > 0 {
+		return ms
+	}
+	return parse(h.Get("retry-after"), 1000)
+}
+
+// connectionFailed reports whether err is a failed, reset, dropped or
+// timed-out connection rather than an answer.
+func connectionFailed(err error) bool {
+	var netErr net.Error
+	var urlErr *url.Error
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
+		errors.As(err, &netErr) || errors.As(err, &urlErr)
+}
