@@ -17,7 +17,9 @@
 // custom_tool_call_output) a tool_result block; a reasoning item a
 // thinking block (its reasoning_text content, else its summary); a
 // compaction item (what /v1/responses/compact returned) a user message
-// carrying its encrypted_content. Items group into messages as the
+// carrying its encrypted_content. An item of any other type (a web
+// search, a file search, an image generation call) is a user message of
+// its own counting only by its size. Items group into messages as the
 // loop groups blocks: a message item begins a new message unless it
 // continues, in its own role, a reasoning item (assistant) or a run of
 // function_call_output items (user) just before it; a reasoning item
@@ -45,8 +47,8 @@
 // of the wrong JSON type (code invalid_type, naming the field:
 // "Invalid type for 'max_output_tokens': expected an integer, but got a
 // string instead."); a missing model or input (missing_required_parameter);
-// an unknown item type, role or content part type (invalid_value, param
-// "input[3].role"); a function_call whose call_id no function_call_output
+// an unknown role or content part type (invalid_value, param
+// "input[3].role"); an item_reference (the fake keeps no items); a function_call whose call_id no function_call_output
 // answers, or an output that answers no call; max_output_tokens below
 // 16 or over the model's output maximum; a previous_response_id.
 //
