@@ -85,7 +85,7 @@ func (h *StopHooks) RunStopHooks(ctx context.Context, in loop.StopHookInput) (lo
 	h.mu.Lock()
 	rec := RecordedStopCall{StopHookInput: in, History: see(in.Messages)}
 	rec.Messages = keep(h.KeepMessages, in.Messages)
-	h.Inputs = append(h.Inputs, rec)
+	h.Inputs = appendRecord(h.Inputs, rec)
 	var o StopOutcome
 	i := -1
 	if len(h.Outcomes) > 0 {

@@ -121,7 +121,7 @@ func (m *Model) Stream(ctx context.Context, req loop.Request, yield func(loop.Bl
 	rec := RecordedRequest{Request: req, History: see(req.Messages)}
 	rec.Messages = keep(m.KeepMessages, req.Messages)
 	rec.Tools = append([]string(nil), req.Tools...)
-	m.Requests = append(m.Requests, rec)
+	m.Requests = appendRecord(m.Requests, rec)
 	number := len(m.Requests)
 	if err := ctx.Err(); err != nil {
 		m.mu.Unlock()

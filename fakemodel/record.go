@@ -1,6 +1,10 @@
 package fakemodel
 
-import "github.com/loopsim/loopsim/loop"
+import (
+	"slices"
+
+	"github.com/loopsim/loopsim/loop"
+)
 
 // Seen is what a fake records of the history a call was handed, in time
 // that does not depend on the history's length: how many messages it
@@ -26,6 +30,16 @@ func see(msgs []loop.Message) Seen {
 		s.LastID, s.LastKind, s.LastTokens = last.ID, last.Kind(), last.Tokens
 	}
 	return s
+}
+
+// appendRecord appends x to a fake's list of calls, doubling the list
+// when it is full: a long run records thousands of calls, and append's
+// growth by a quarter would copy each record several times over.
+func appendRecord[T any](list []T, x T) []T {
+	if len(list) == cap(list) {
+		list = slices.Grow(list, max(len(list), 8))
+	}
+	return append(list, x)
 }
 
 // keep returns a copy of msgs when asked to keep them, else nil.

@@ -64,7 +64,7 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 		}
 		// 4. recovery
 		if s.MaxOutputTokensRecoveryCount < p.MaxOutputRecoveries {
-			return r.advance(s, MaxOutputTokensRecovery, append(mfq, out.reply, r.metaText(RecoveryNudge))), nil
+			return r.advance(s, MaxOutputTokensRecovery, append(grow(mfq, 2), out.reply, r.metaText(RecoveryNudge))), nil
 		}
 		// exhausted: the withheld error ends the loop
 		return s, r.truncationExhausted(ctx, s, mfq, out.reply, w)
@@ -73,7 +73,7 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 	// 5. an API error ends the run through the stop-failure hooks:
 	// taken first above, and by an exhausted truncation in the seed
 
-	history := append(mfq, out.reply)
+	history := append(grow(mfq, 1), out.reply)
 
 	// 6. stop hooks
 	if r.cfg.StopHooks != nil {
@@ -221,11 +221,11 @@ func (r *run) stopHookBlocked(s State, history []Message, ev StopHook, blocking 
 			return s, r.finish(s, history, MaxTurns, MaxTurnsNotice)
 		}
 	}
-	feedback := make([]Message, 0, len(blocking))
+	history = grow(history, len(blocking))
 	for _, e := range blocking {
-		feedback = append(feedback, r.metaText(StopHookFeedbackPrefix+e))
+		history = append(history, r.metaText(StopHookFeedbackPrefix+e))
 	}
-	n := r.advance(s, StopHookBlocking, append(history, feedback...), func(n State) State {
+	n := r.advance(s, StopHookBlocking, history, func(n State) State {
 		if p.StopHookBlocksCountAsTurns {
 			n.TurnCount++
 		}
@@ -246,7 +246,7 @@ func (r *run) tokenBudget(s State, history []Message) (State, bool) {
 	if !diminishing && float64(r.outputTotal) < p.BudgetCompletionRatio*float64(r.cfg.TokenBudget) {
 		pct := r.outputTotal * 100 / r.cfg.TokenBudget
 		nudge := r.metaText(fmt.Sprintf("Stopped at %d%% of the token target (%d / %d). Keep working; do not summarise.", pct, r.outputTotal, r.cfg.TokenBudget))
-		n := r.advance(s, TokenBudgetContinuation, append(history, nudge), func(n State) State {
+		n := r.advance(s, TokenBudgetContinuation, append(grow(history, 1), nudge), func(n State) State {
 			n.Budget = BudgetTracker{Continuations: b.Continuations + 1, LastDelta: delta, LastTotal: r.outputTotal}
 			return n
 		})

@@ -17,7 +17,7 @@ func (r *run) streamErrorRecovery(s State, mfq []Message, out streamOutcome) Sta
 	} else {
 		next = r.metaText(StreamErrorNudge)
 	}
-	return r.advance(s, StreamErrorRecovery, append(mfq, out.reply, next))
+	return r.advance(s, StreamErrorRecovery, append(grow(mfq, 2), out.reply, next))
 }
 
 // finishedBlocks drops the block an error event cut open: a last tool_use
