@@ -40,108 +40,53 @@ func blocksText(n int) string {
 const defaultTruncatedText = "(output cut at the token limit)"
 
 // play turns a step (not a branch) into a playback for the number-th
-// request.
+// request: a reply, or a fault with its status, message and the blocks
+// streamed before it.
 func play(s Step, req loop.Request, number, window int) (playback, error) {
-	input := req.InputTokens
+	pl := player{s: s, req: req, number: number, input: req.InputTokens}
 	if s.InputTokens > 0 {
-		input = s.InputTokens
+		pl.input = s.InputTokens
 	}
-	// answer reports the step's OutputTokens, else fallback, else an
-	// estimate from the blocks.
-	answer := func(blocks []loop.Block, stop loop.StopReason, fallback int) playback {
-		output := s.OutputTokens
-		if output == 0 {
-			output = fallback
-		}
-		if output == 0 {
-			output = estimate(blocks)
-		}
-		return playback{blocks: blocks, resp: loop.Response{StopReason: stop,
-			Usage: loop.Usage{InputTokens: input, OutputTokens: output}}}
-	}
-	// faultStatus fails with kind and status; fault with the kind's own
-	// status (loop.ErrorKind.Status).
-	faultStatus := func(kind loop.ErrorKind, status int, msg string) playback {
-		if s.Message != "" {
-			msg = s.Message
-		}
-		return playback{err: &loop.RequestError{Kind: kind, Status: status, Message: msg, RetryAfterMS: s.RetryAfterMS}}
-	}
-	fault := func(kind loop.ErrorKind, msg string) playback { return faultStatus(kind, kind.Status(), msg) }
 	switch s.kind() {
 	case Reply:
-		blocks := content(s, number)
-		stop := s.Stop
-		if stop == "" {
-			stop = loop.StopEndTurn
-			if len(s.ToolUses) > 0 {
-				stop = loop.StopToolUse
-			}
-		}
-		return answer(blocks, stop, 0), nil
+		return pl.reply(), nil
 	case Empty:
 		return playback{resp: loop.Response{StopReason: loop.StopEndTurn,
-			Usage: loop.Usage{InputTokens: input, OutputTokens: s.OutputTokens}}}, nil
+			Usage: loop.Usage{InputTokens: pl.input, OutputTokens: s.OutputTokens}}}, nil
 	case MalformedToolUse:
-		s.ToolUses = nil
-		blocks := content(s, number)
-		if len(blocks) == 0 {
-			blocks = []loop.Block{{Type: loop.BlockText, Text: "I'll use a tool."}}
-		}
-		return answer(blocks, loop.StopToolUse, 0), nil
+		return pl.malformedToolUse(), nil
 	case Truncated:
-		blocks := content(s, number)
-		if len(blocks) == 0 {
-			blocks = []loop.Block{{Type: loop.BlockText, Text: defaultTruncatedText}}
-		}
-		if last := &blocks[len(blocks)-1]; last.Type == loop.BlockToolUse {
-			last.Input = last.Input[:len(last.Input)/2]
-		}
-		return answer(blocks, loop.StopMaxTokens, req.MaxTokens), nil
+		return pl.truncated(), nil
 	case PromptTooLong:
-		maximum := s.Maximum
-		if maximum == 0 {
-			maximum = window
-		}
-		if maximum == 0 {
-			maximum = max(input-1, 0)
-		}
-		return playback{err: loop.PromptTooLongError(input, maximum)}, nil
+		return pl.promptTooLong(window), nil
 	case RequestTooLarge:
-		return fault(loop.KindRequestTooLarge, "request exceeds the maximum allowed number of bytes"), nil
+		return pl.fault(loop.KindRequestTooLarge, "request exceeds the maximum allowed number of bytes"), nil
 	case MediaTooLarge:
-		return fault(loop.KindMediaTooLarge, "image exceeds 5 MB maximum"), nil
+		return pl.fault(loop.KindMediaTooLarge, "image exceeds 5 MB maximum"), nil
 	case ImageSize:
-		return fault(loop.KindImageSize, "image exceeds the maximum size checked before sending"), nil
+		return pl.fault(loop.KindImageSize, "image exceeds the maximum size checked before sending"), nil
 	case Overloaded:
-		return fault(loop.KindOverloaded, "overloaded"), nil
+		return pl.fault(loop.KindOverloaded, "overloaded"), nil
 	case FallbackTriggered:
-		p := fault(loop.KindFallbackTriggered, fmt.Sprintf("model %q is overloaded: switch to the fallback model", req.Model))
-		p.blocks, p.made = chunks(s, number)
-		return p, nil
+		return pl.streamed(pl.fault(loop.KindFallbackTriggered, fmt.Sprintf("model %q is overloaded: switch to the fallback model", req.Model))), nil
 	case RateLimited:
-		return fault(loop.KindRateLimited, "rate limit exceeded"), nil
+		return pl.fault(loop.KindRateLimited, "rate limit exceeded"), nil
 	case ServerError:
-		return faultStatus(loop.KindServer, cmp.Or(s.Status, loop.KindServer.Status()), "internal server error"), nil
+		return pl.faultStatus(loop.KindServer, cmp.Or(s.Status, loop.KindServer.Status()), "internal server error"), nil
 	case ConnectionDropped:
-		p := fault(loop.KindConnection, "connection dropped before a response")
+		msg := "connection dropped before a response"
 		if s.After > 0 {
-			p = fault(loop.KindConnection, "connection dropped after "+blocksText(s.After))
+			msg = "connection dropped after " + blocksText(s.After)
 		}
-		p.blocks, p.made = chunks(s, number)
-		return p, nil
+		return pl.streamed(pl.fault(loop.KindConnection, msg)), nil
 	case InvalidRequest:
-		return fault(loop.KindInvalidRequest, "invalid request"), nil
+		return pl.fault(loop.KindInvalidRequest, "invalid request"), nil
 	case OtherStatus:
-		return faultStatus(loop.KindOther, s.Status, fmt.Sprintf("status %d", s.Status)), nil
+		return pl.faultStatus(loop.KindOther, s.Status, fmt.Sprintf("status %d", s.Status)), nil
 	case StreamError:
-		p := fault(loop.KindStream, "error event after "+blocksText(s.After))
-		p.blocks, p.made = chunks(s, number)
-		return p, nil
+		return pl.streamed(pl.fault(loop.KindStream, "error event after "+blocksText(s.After))), nil
 	case Abort:
-		p := playback{abort: true}
-		p.blocks, p.made = chunks(s, number)
-		return p, nil
+		return pl.streamed(playback{abort: true}), nil
 	case Thrown:
 		msg := "the client threw before a response"
 		if s.Message != "" {
@@ -150,6 +95,101 @@ func play(s Step, req loop.Request, number, window int) (playback, error) {
 		return playback{err: errors.New(msg)}, nil
 	}
 	return playback{}, fmt.Errorf("unknown kind %q", s.Kind)
+}
+
+// player plays one step for one request: the number-th, whose input
+// tokens the reply reports (the step's InputTokens when set).
+type player struct {
+	s      Step
+	req    loop.Request
+	number int
+	input  int
+}
+
+// answer reports the step's OutputTokens, else fallback, else an
+// estimate from the blocks.
+func (pl player) answer(blocks []loop.Block, stop loop.StopReason, fallback int) playback {
+	output := pl.s.OutputTokens
+	if output == 0 {
+		output = fallback
+	}
+	if output == 0 {
+		output = estimate(blocks)
+	}
+	return playback{blocks: blocks, resp: loop.Response{StopReason: stop,
+		Usage: loop.Usage{InputTokens: pl.input, OutputTokens: output}}}
+}
+
+// reply answers with the step's content, stopping as the step says, else
+// at tool_use when it has tool uses, else at end_turn.
+func (pl player) reply() playback {
+	blocks := content(pl.s, pl.number)
+	stop := pl.s.Stop
+	if stop == "" {
+		stop = loop.StopEndTurn
+		if len(pl.s.ToolUses) > 0 {
+			stop = loop.StopToolUse
+		}
+	}
+	return pl.answer(blocks, stop, 0)
+}
+
+// malformedToolUse answers with a tool_use stop and no tool_use block.
+func (pl player) malformedToolUse() playback {
+	s := pl.s
+	s.ToolUses = nil
+	blocks := content(s, pl.number)
+	if len(blocks) == 0 {
+		blocks = []loop.Block{{Type: loop.BlockText, Text: "I'll use a tool."}}
+	}
+	return pl.answer(blocks, loop.StopToolUse, 0)
+}
+
+// truncated answers cut at max_tokens: a last tool_use keeps half its
+// input, and the output reported is the request's max_tokens unless the
+// step says.
+func (pl player) truncated() playback {
+	blocks := content(pl.s, pl.number)
+	if len(blocks) == 0 {
+		blocks = []loop.Block{{Type: loop.BlockText, Text: defaultTruncatedText}}
+	}
+	if last := &blocks[len(blocks)-1]; last.Type == loop.BlockToolUse {
+		last.Input = last.Input[:len(last.Input)/2]
+	}
+	return pl.answer(blocks, loop.StopMaxTokens, pl.req.MaxTokens)
+}
+
+// promptTooLong fails with the API's prompt-too-long error, its maximum
+// the step's, else the model's window, else one below the input.
+func (pl player) promptTooLong(window int) playback {
+	maximum := pl.s.Maximum
+	if maximum == 0 {
+		maximum = window
+	}
+	if maximum == 0 {
+		maximum = max(pl.input-1, 0)
+	}
+	return playback{err: loop.PromptTooLongError(pl.input, maximum)}
+}
+
+// faultStatus fails with kind and status, and the step's message if it
+// has one, else msg.
+func (pl player) faultStatus(kind loop.ErrorKind, status int, msg string) playback {
+	if pl.s.Message != "" {
+		msg = pl.s.Message
+	}
+	return playback{err: &loop.RequestError{Kind: kind, Status: status, Message: msg, RetryAfterMS: pl.s.RetryAfterMS}}
+}
+
+// fault fails with the kind's own status (loop.ErrorKind.Status).
+func (pl player) fault(kind loop.ErrorKind, msg string) playback {
+	return pl.faultStatus(kind, kind.Status(), msg)
+}
+
+// streamed gives p the blocks the step streams before it ends.
+func (pl player) streamed(p playback) playback {
+	p.blocks, p.made = chunks(pl.s, pl.number)
+	return p
 }
 
 // content builds the step's blocks: thinking, text, then tool uses.
