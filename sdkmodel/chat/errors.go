@@ -20,10 +20,17 @@ import (
 )
 
 // failure turns an error of a call into what the loop's seam returns: a
-// [*loop.RequestError] when [Classify] knows it, else the error wrapped.
-// chunks is how many stream chunks arrived before it (-1: not a stream).
-func failure(err error, chunks int) error {
-	if re := Classify(err); re != nil {
+// [*loop.RequestError] when [Classify] knows it, or when the answer's
+// status says what it is though its body is not the API's error object
+// (a proxy's HTML 502), else the error wrapped. chunks is how many
+// stream chunks arrived before it (-1: not a stream); resp is the HTTP
+// answer, nil when none arrived.
+func failure(err error, chunks int, resp *http.Response) error {
+	re := Classify(err)
+	if re == nil && resp != nil && resp.StatusCode >= 400 {
+		re = classifyStatus(resp.StatusCode, "", fmt.Sprintf("%s (%v)", http.StatusText(resp.StatusCode), err), resp.Header)
+	}
+	if re != nil {
 		if re.Kind == loop.KindConnection && chunks > 0 {
 			re.Message = fmt.Sprintf("the connection dropped after %d stream chunks: %s", chunks, re.Message)
 		}
@@ -82,10 +89,19 @@ func classifyAPI(aerr *openai.Error) *loop.RequestError {
 	if msg == "" {
 		msg = http.StatusText(aerr.StatusCode)
 	}
-	status := aerr.StatusCode
+	var h http.Header
+	if aerr.Response != nil {
+		h = aerr.Response.Header
+	}
+	return classifyStatus(aerr.StatusCode, aerr.Code, msg, h)
+}
+
+// classifyStatus classifies an answer by its status, the API's error
+// code and message, and its headers (nil when there are none).
+func classifyStatus(status int, code, msg string, h http.Header) *loop.RequestError {
 	var n, m int
 	switch {
-	case status == http.StatusBadRequest && (aerr.Code == "context_length_exceeded" || strings.Contains(msg, "maximum context length")):
+	case status == http.StatusBadRequest && (code == "context_length_exceeded" || strings.Contains(msg, "maximum context length")):
 		if contextLength(msg, &n, &m) {
 			return loop.PromptTooLongError(n, m)
 		}
@@ -97,12 +113,8 @@ func classifyAPI(aerr *openai.Error) *loop.RequestError {
 	case status == http.StatusRequestEntityTooLarge:
 		return &loop.RequestError{Kind: loop.KindRequestTooLarge, Status: loop.KindRequestTooLarge.Status(), Message: msg}
 	case status == http.StatusTooManyRequests:
-		re := &loop.RequestError{Kind: loop.KindRateLimited, Status: loop.KindRateLimited.Status(), Message: msg}
-		if aerr.Response != nil {
-			re.RetryAfterMS = retryAfterMS(aerr.Response.Header)
-		}
-		return re
-	case status == http.StatusServiceUnavailable && (aerr.Code == "server_overloaded" || strings.Contains(strings.ToLower(msg), "overloaded")):
+		return &loop.RequestError{Kind: loop.KindRateLimited, Status: loop.KindRateLimited.Status(), Message: msg, RetryAfterMS: retryAfterMS(h)}
+	case status == http.StatusServiceUnavailable && (code == "server_overloaded" || strings.Contains(strings.ToLower(msg), "overloaded")):
 		return &loop.RequestError{Kind: loop.KindOverloaded, Status: loop.KindOverloaded.Status(), Message: msg}
 	case status >= 500 && status <= 599:
 		return &loop.RequestError{Kind: loop.KindServer, Status: status, Message: msg}

@@ -107,19 +107,21 @@ func (m *Model) Stream(ctx context.Context, req loop.Request, yield func(loop.Bl
 	if err != nil {
 		return loop.Response{}, err
 	}
-	var opts []option.RequestOption
+	var resp *http.Response
+	opts := []option.RequestOption{option.WithResponseInto(&resp)}
 	if m.cfg.SendInputTokens {
 		opts = append(opts, option.WithHeader(InputTokensHeader, strconv.Itoa(req.InputTokens)))
 	}
 	if req.NonStreaming {
-		return m.single(ctx, params, yield, opts)
+		return m.single(ctx, params, yield, opts, &resp)
 	}
-	return m.stream(ctx, params, yield, opts)
+	return m.stream(ctx, params, yield, opts, &resp)
 }
 
 // stream sends params as a streaming request, handing each block to
 // yield once the next begins or the answer ends.
-func (m *Model) stream(ctx context.Context, params openai.ChatCompletionNewParams, yield func(loop.Block), opts []option.RequestOption) (loop.Response, error) {
+// resp points at the HTTP answer once it arrived.
+func (m *Model) stream(ctx context.Context, params openai.ChatCompletionNewParams, yield func(loop.Block), opts []option.RequestOption, resp **http.Response) (loop.Response, error) {
 	params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
 	s := m.client.Chat.Completions.NewStreaming(ctx, params, opts...)
 	defer s.Close()
@@ -145,7 +147,7 @@ func (m *Model) stream(ctx context.Context, params openai.ChatCompletionNewParam
 		// what arrived before the failure is received, but a tool call
 		// cut inside its arguments
 		acc.flushWhole(yield)
-		return loop.Response{}, failure(err, acc.chunks)
+		return loop.Response{}, failure(err, acc.chunks, *resp)
 	}
 	if acc.finish == "" {
 		acc.flushWhole(yield)
@@ -157,13 +159,14 @@ func (m *Model) stream(ctx context.Context, params openai.ChatCompletionNewParam
 }
 
 // single sends params as one non-streaming request.
-func (m *Model) single(ctx context.Context, params openai.ChatCompletionNewParams, yield func(loop.Block), opts []option.RequestOption) (loop.Response, error) {
+// resp points at the HTTP answer once it arrived.
+func (m *Model) single(ctx context.Context, params openai.ChatCompletionNewParams, yield func(loop.Block), opts []option.RequestOption, resp **http.Response) (loop.Response, error) {
 	c, err := m.client.Chat.Completions.New(ctx, params, append(opts, option.WithRequestTimeout(m.timeout))...)
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return loop.Response{}, ctxErr
 	}
 	if err != nil {
-		return loop.Response{}, failure(err, -1)
+		return loop.Response{}, failure(err, -1, *resp)
 	}
 	if len(c.Choices) == 0 {
 		return loop.Response{}, errors.New("sdkmodel/chat: a chat.completion without choices")
