@@ -236,33 +236,15 @@ func (s Step) setFields() []string {
 // for a branch a valid condition with both Then and Else.
 func (s Step) Validate() error { return s.validate(false) }
 
+// validate is Validate for a script step, or for a then/else branch
+// when nested: its repeat, then a branch's condition and branches, or a
+// step's kind, fields, figures, tool uses and what its kind requires.
 func (s Step) validate(nested bool) error {
-	if s.Repeat < Forever {
-		return fmt.Errorf("repeat %d: must be %d (forever) or more", s.Repeat, Forever)
-	}
-	if s.Repeat > MaxRepeat {
-		return fmt.Errorf("repeat %d is above %d (MaxRepeat)", s.Repeat, MaxRepeat)
-	}
-	if nested && s.Repeat != 0 {
-		return errors.New("repeat applies to a script step, not to a then/else branch")
+	if err := s.validateRepeat(nested); err != nil {
+		return err
 	}
 	if s.If != nil {
-		if s.Kind != "" || len(s.setFields()) > 0 {
-			return fmt.Errorf("a branch step (if) sets only then and else, not %s", strings.Join(append(kindField(s.Kind), s.setFields()...), ", "))
-		}
-		if err := s.If.Validate(); err != nil {
-			return fmt.Errorf("if: %w", err)
-		}
-		if s.Then == nil || s.Else == nil {
-			return errors.New("a branch step (if) needs both then and else")
-		}
-		if err := s.Then.validate(true); err != nil {
-			return fmt.Errorf("then: %w", err)
-		}
-		if err := s.Else.validate(true); err != nil {
-			return fmt.Errorf("else: %w", err)
-		}
-		return nil
+		return s.validateBranch()
 	}
 	if s.Then != nil || s.Else != nil {
 		return errors.New("then and else need an if")
@@ -277,6 +259,53 @@ func (s Step) validate(nested bool) error {
 			return fmt.Errorf("field %s does not apply to kind %q (it takes: %s)", f, k, strings.Join(allowed, ", "))
 		}
 	}
+	if err := s.validateFigures(); err != nil {
+		return err
+	}
+	if err := s.validateToolUses(k); err != nil {
+		return err
+	}
+	return s.validateKind(k)
+}
+
+// validateRepeat: repeat is forever or a count up to MaxRepeat, and only
+// on a script step.
+func (s Step) validateRepeat(nested bool) error {
+	if s.Repeat < Forever {
+		return fmt.Errorf("repeat %d: must be %d (forever) or more", s.Repeat, Forever)
+	}
+	if s.Repeat > MaxRepeat {
+		return fmt.Errorf("repeat %d is above %d (MaxRepeat)", s.Repeat, MaxRepeat)
+	}
+	if nested && s.Repeat != 0 {
+		return errors.New("repeat applies to a script step, not to a then/else branch")
+	}
+	return nil
+}
+
+// validateBranch: a branch step sets only its condition, which is valid,
+// and both branches, each a valid step.
+func (s Step) validateBranch() error {
+	if s.Kind != "" || len(s.setFields()) > 0 {
+		return fmt.Errorf("a branch step (if) sets only then and else, not %s", strings.Join(append(kindField(s.Kind), s.setFields()...), ", "))
+	}
+	if err := s.If.Validate(); err != nil {
+		return fmt.Errorf("if: %w", err)
+	}
+	if s.Then == nil || s.Else == nil {
+		return errors.New("a branch step (if) needs both then and else")
+	}
+	if err := s.Then.validate(true); err != nil {
+		return fmt.Errorf("then: %w", err)
+	}
+	if err := s.Else.validate(true); err != nil {
+		return fmt.Errorf("else: %w", err)
+	}
+	return nil
+}
+
+// validateFigures: no figure is negative or above its bound.
+func (s Step) validateFigures() error {
 	for _, n := range []struct {
 		name  string
 		v     int
@@ -294,6 +323,12 @@ func (s Step) validate(nested bool) error {
 			return fmt.Errorf("%s %d is above %d (%s)", n.name, n.v, n.most, n.bound)
 		}
 	}
+	return nil
+}
+
+// validateToolUses: every tool use has a name, and in a step of kind k
+// that replies whole, an input that is a JSON object.
+func (s Step) validateToolUses(k Kind) error {
 	for i, t := range s.ToolUses {
 		if t.Name == "" {
 			return fmt.Errorf("tool_uses[%d] has no name", i)
@@ -306,6 +341,13 @@ func (s Step) validate(nested bool) error {
 			}
 		}
 	}
+	return nil
+}
+
+// validateKind checks what kind k requires: a reply has content and a
+// known stop reason, a server error's status is 5xx, another status is
+// an error status.
+func (s Step) validateKind(k Kind) error {
 	switch k {
 	case Reply:
 		if s.Text == "" && s.Thinking == "" && len(s.ToolUses) == 0 {
