@@ -65,13 +65,18 @@ func (API) Decode(rt wire.Route, body []byte, opts wire.DecodeOptions) (*wire.De
 	if rt.Endpoint == wire.EndpointCompact {
 		d.Request.Purpose = loop.PurposeCompact
 	}
+	count := rt.Endpoint == wire.EndpointCount // a count needs neither a model nor an input
 	switch {
-	case !hasModel || model == "":
+	case (!hasModel || model == "") && !count:
 		return d, missing("model")
-	case isNull(top["input"]):
+	case isNull(top["input"]) && !count:
 		return d, missing("input")
 	}
-	conv, rej := readInput(top["input"])
+	raw := top["input"]
+	if isNull(raw) {
+		raw = json.RawMessage("[]")
+	}
+	conv, rej := readInput(raw)
 	if rej != nil {
 		return d, rej
 	}

@@ -332,6 +332,11 @@ func TestSDKCountsInputTokens(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Greater(t, r.InputTokens, int64(100))
+	r, err = client.Responses.InputTokens.Count(t.Context(), responses.InputTokenCountParams{
+		Instructions: openai.String("be brief"),
+	})
+	require.NoError(t, err, "a count needs neither a model nor an input")
+	assert.Positive(t, r.InputTokens, "the instructions count")
 }
 
 // The SDK pointed at the server by ClientEnv's variables alone (no
