@@ -53,7 +53,7 @@ var samples = map[string]sample{
 		plainPath:   "/v1beta/models/gemini-test:generateContent",
 		plainBody:   `{"contents":[{"role":"user","parts":[{"text":"go"}]}]}`,
 		end:         `"finishReason":"STOP","index":0}]}` + "\n\n",
-		streamNote:  "the API has no error event: a failure after content blocks is one more chunk holding the API's error object (`{\"error\":{\"code\":500,...,\"status\":\"INTERNAL\"}}`), which the genai SDKs return as an `APIError`; a dropped connection ends the stream without the chunk carrying `finishReason`; a malformed tool call is `finishReason: MALFORMED_FUNCTION_CALL`; streamed or not, a rate limit's retry-after is a `google.rpc.RetryInfo` detail of the error (`\"retryDelay\":\"3s\"`), not a header",
+		streamNote:  "the API has no error event: a failure after content blocks is one more chunk holding the API's error object (`{\"error\":{\"code\":500,...,\"status\":\"INTERNAL\"}}`), which the genai SDKs return as an `APIError`; a dropped connection ends the stream without the chunk carrying `finishReason`; a malformed tool call is `finishReason: MALFORMED_FUNCTION_CALL`; streamed or not, a rate limit's retry-after is a `google.rpc.RetryInfo` detail of the error (`\"retryDelay\":\"1.500s\"`), not a header",
 		truncatedAs: "`finishReason: MAX_TOKENS`",
 	},
 	"responses": {
