@@ -38,8 +38,9 @@ func (API) Count(d *wire.Decoded) any {
 	return map[string]int{"prompt_tokens": d.Request.InputTokens}
 }
 
-// DummyAPIKey is the OPENAI_API_KEY a client gets from [API.ClientEnv].
-const DummyAPIKey = "sk-loopsim-dummy-key"
+// DummyAPIKey is the OPENAI_API_KEY a client gets from [API.ClientEnv],
+// the same as the Responses API's (both set the variable).
+const DummyAPIKey = "loopsim-dummy-openai-key"
 
 var _ wire.ClientEnv = API{}
 
