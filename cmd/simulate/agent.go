@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loopsim/loopsim/fakemodel/wire"
+	"github.com/loopsim/loopsim/reports"
 	"github.com/loopsim/loopsim/scenarios"
 )
 
@@ -72,9 +73,9 @@ func runAgents(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		switch v.Verdict {
-		case "pass":
+		case reports.VerdictPass:
 			t.passed++
-		case "fail":
+		case reports.VerdictFail:
 			t.failed++
 		}
 		if opt.json {
@@ -202,24 +203,24 @@ func agentOne(ctx context.Context, s *scenarios.Scenario, a scenarios.Agent) (ag
 	}
 	switch {
 	case err != nil:
-		v.Verdict, v.Error = "error", err.Error()
+		v.Verdict, v.Error = reports.VerdictError, err.Error()
 		return v, exitBadInput
 	case out.Passed():
-		v.Verdict = "pass"
+		v.Verdict = reports.VerdictPass
 		return v, exitPass
 	}
-	v.Verdict, v.Diff = "fail", out.Diff()
+	v.Verdict, v.Diff = reports.VerdictFail, out.Diff()
 	return v, exitFail
 }
 
 func writeAgentVerdict(w io.Writer, v agentVerdict, verbose bool) {
 	switch v.Verdict {
-	case "error":
+	case reports.VerdictError:
 		fmt.Fprintf(w, "ERROR %-40s %s\n", v.Name, v.Error)
 	default:
 		fmt.Fprintf(w, "%-5s %-40s exit %-3d %-24s %s\n", strings.ToUpper(v.Verdict), v.Name, v.Exit, v.Result, strings.Join(v.Requests, " "))
 	}
-	if v.Verdict == "fail" {
+	if v.Verdict == reports.VerdictFail {
 		fmt.Fprint(w, indent("diff (-want +got):\n"+v.Diff, "      "))
 	}
 	if verbose {

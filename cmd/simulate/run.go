@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/reports"
 	"github.com/loopsim/loopsim/scenarios"
 )
 
@@ -179,13 +180,13 @@ func runOne(ctx context.Context, s *scenarios.Scenario, opt runOptions, w io.Wri
 	var out *scenarios.Outcome
 	switch {
 	case s.Skip != "" && !opt.skipped:
-		v.Verdict, v.Skip = "skip", s.Skip
+		v.Verdict, v.Skip = reports.VerdictSkip, s.Skip
 		t.skipped++
 	default:
 		var err error
 		out, err = scenarios.Run(ctx, s)
 		if err != nil {
-			v.Verdict, v.Error = "error", err.Error()
+			v.Verdict, v.Error = reports.VerdictError, err.Error()
 			status = exitBadInput
 			break
 		}
@@ -194,10 +195,10 @@ func runOne(ctx context.Context, s *scenarios.Scenario, opt runOptions, w io.Wri
 			v.Violations = append(v.Violations, x.Error())
 		}
 		if out.Passed() {
-			v.Verdict = "pass"
+			v.Verdict = reports.VerdictPass
 			t.passed++
 		} else {
-			v.Verdict, v.Diff = "fail", out.Diff()
+			v.Verdict, v.Diff = reports.VerdictFail, out.Diff()
 			status = exitFail
 			t.failed++
 		}
@@ -229,9 +230,9 @@ func writeJSONVerdict(w io.Writer, v verdict, out *scenarios.Outcome, verbose bo
 func writeTextVerdict(w io.Writer, v verdict, out *scenarios.Outcome, verbose bool) error {
 	var b strings.Builder
 	switch v.Verdict {
-	case "skip":
+	case reports.VerdictSkip:
 		fmt.Fprintf(&b, "SKIP  %-48s %s\n", v.Name, v.Skip)
-	case "error":
+	case reports.VerdictError:
 		fmt.Fprintf(&b, "ERROR %-48s %s\n", v.Name, v.Error)
 	default:
 		end := string(v.Terminal)
@@ -240,7 +241,7 @@ func writeTextVerdict(w io.Writer, v verdict, out *scenarios.Outcome, verbose bo
 		}
 		fmt.Fprintf(&b, "%-5s %-48s %-22s %s\n", strings.ToUpper(v.Verdict), v.Name, end, summarize(v.Transitions))
 	}
-	if v.Verdict == "fail" {
+	if v.Verdict == reports.VerdictFail {
 		b.WriteString(indent("diff (-want +got):\n"+v.Diff, "      "))
 		if len(v.Violations) > 0 {
 			b.WriteString(indent("invariants broken:\n  "+strings.Join(v.Violations, "\n  ")+"\n", "      "))
