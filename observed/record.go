@@ -37,14 +37,7 @@ func Record(ctx context.Context, command string, c Case, s *scenarios.Scenario) 
 	if err := checkVersion(ctx, argv); err != nil {
 		return nil, err
 	}
-	model := &fakemodel.Model{Script: s.Script, Window: s.Model.ContextWindow}
-	if s.Answers != nil {
-		a := *s.Answers
-		model.Answers, model.Script = &a, nil
-	}
-	h := fakeapi.NewHandler(model, wire.Options{})
-	model.Cancel = h.Abort
-	w := &watcher{next: h}
+	h, w := serveScenario(s)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("observed: listen: %w", err)
@@ -58,20 +51,9 @@ func Record(ctx context.Context, command string, c Case, s *scenarios.Scenario) 
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	home, work := filepath.Join(tmp, "home"), filepath.Join(tmp, "work")
-	config := filepath.Join(home, ".claude")
-	for _, d := range []string{config, work} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
-	}
-	if err := os.WriteFile(filepath.Join(work, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
+	home, work, err := agentDirs(tmp, c)
+	if err != nil {
 		return nil, err
-	}
-	if len(c.Settings) > 0 {
-		if err := os.WriteFile(filepath.Join(config, "settings.json"), c.Settings, 0o644); err != nil {
-			return nil, err
-		}
 	}
 	prompt := c.Prompt
 	if prompt == "" && len(s.Conversation) > 0 {
@@ -79,18 +61,63 @@ func Record(ctx context.Context, command string, c Case, s *scenarios.Scenario) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
+	out, exit, err := runAgent(ctx, argv, c, prompt, home, work, l.Addr().String())
+	if err != nil {
+		return nil, err
+	}
+	return observation(c, h, w, out, exit)
+}
+
+// serveScenario is the fake server's handler answering from scenario s,
+// and the watcher in front of it that sees what each request carried.
+func serveScenario(s *scenarios.Scenario) (*wire.Handler, *watcher) {
+	model := &fakemodel.Model{Script: s.Script, Window: s.Model.ContextWindow}
+	if s.Answers != nil {
+		a := *s.Answers
+		model.Answers, model.Script = &a, nil
+	}
+	h := fakeapi.NewHandler(model, wire.Options{})
+	model.Cancel = h.Abort
+	return h, &watcher{next: h}
+}
+
+// agentDirs makes the agent's home (with its config folder holding the
+// case's settings) and working folder (with one file) under tmp.
+func agentDirs(tmp string, c Case) (home, work string, err error) {
+	home, work = filepath.Join(tmp, "home"), filepath.Join(tmp, "work")
+	config := filepath.Join(home, ".claude")
+	for _, d := range []string{config, work} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", "", err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(work, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
+		return "", "", err
+	}
+	if len(c.Settings) > 0 {
+		if err := os.WriteFile(filepath.Join(config, "settings.json"), c.Settings, 0o644); err != nil {
+			return "", "", err
+		}
+	}
+	return home, work, nil
+}
+
+// runAgent runs the agent on prompt in work, pointed at the server at
+// addr, and returns its standard output and exit status.
+func runAgent(ctx context.Context, argv []string, c Case, prompt, home, work, addr string) ([]byte, int, error) {
+	config := filepath.Join(home, ".claude")
 	args := append(append(argv[1:len(argv):len(argv)], "-p", prompt, "--output-format", "stream-json", "--verbose"), c.Args...)
 	cmd := exec.CommandContext(ctx, argv[0], args...)
 	cmd.Dir = work
 	cmd.Env = append([]string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + config, "PATH=" + os.Getenv("PATH"),
-		"ANTHROPIC_BASE_URL=http://" + l.Addr().String(), "ANTHROPIC_API_KEY=dummy",
+		"ANTHROPIC_BASE_URL=http://" + addr, "ANTHROPIC_API_KEY=dummy",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}, c.Env...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = io.Discard
 	runErr := cmd.Run()
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("observed: case %s: the agent did not finish within %s", c.Name, Timeout)
+		return nil, 0, fmt.Errorf("observed: case %s: the agent did not finish within %s", c.Name, Timeout)
 	}
 	exit := 0
 	var ee *exec.ExitError
@@ -98,8 +125,14 @@ func Record(ctx context.Context, command string, c Case, s *scenarios.Scenario) 
 	case errors.As(runErr, &ee):
 		exit = ee.ExitCode()
 	case runErr != nil:
-		return nil, fmt.Errorf("observed: case %s: %w", c.Name, runErr)
+		return nil, 0, fmt.Errorf("observed: case %s: %w", c.Name, runErr)
 	}
+	return out.Bytes(), exit, nil
+}
+
+// observation is what the agent did: the requests the server recorded,
+// with what each carried, and the result it reported.
+func observation(c Case, h *wire.Handler, w *watcher, out []byte, exit int) (*Observation, error) {
 	o := &Observation{Agent: AgentVersion, Requests: []Request{}}
 	recs := h.Requests()
 	carried := w.carried()
@@ -111,7 +144,7 @@ func Record(ctx context.Context, command string, c Case, s *scenarios.Scenario) 
 		o.Requests = append(o.Requests, Request{Seq: r.Seq, Purpose: string(r.Purpose), Model: r.Model, MaxTokens: r.MaxTokens,
 			Stream: r.Stream, Roles: r.Roles, Tools: r.Tools, Answer: r.Answer, Carried: carried[i]})
 	}
-	res, err := lastResult(out.Bytes())
+	res, err := lastResult(out)
 	if err != nil {
 		return nil, fmt.Errorf("observed: case %s: %w", c.Name, err)
 	}
