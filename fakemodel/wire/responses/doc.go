@@ -43,14 +43,16 @@
 //
 // A request is refused, with OpenAI's 400 body
 // {"error":{"message","type","param","code"}} and without consuming a
-// step, as the API refuses it: a body that is not a JSON object; a field
-// of the wrong JSON type (code invalid_type, naming the field:
-// "Invalid type for 'max_output_tokens': expected an integer, but got a
-// string instead."); a missing model or input (missing_required_parameter);
-// an unknown role or content part type (invalid_value, param
-// "input[3].role"); an item_reference (the fake keeps no items); a function_call whose call_id no function_call_output
-// answers, or an output that answers no call; max_output_tokens below
-// 16 or over the model's output maximum; a previous_response_id.
+// step, as the API refuses it: a body that is not a JSON object (or not
+// UTF-8); a field of the wrong JSON type (code invalid_type, naming the
+// field: "Invalid type for 'max_output_tokens': expected an integer,
+// but got a string instead."); a missing model or input
+// (missing_required_parameter; a count at /v1/responses/input_tokens
+// needs neither); an unknown role or content part type (invalid_value,
+// param "input[3].role"); an item_reference (the fake keeps no items); a
+// function_call whose call_id no function_call_output answers, an output
+// that answers no call, a call_id used twice; max_output_tokens below 16
+// or over the model's output maximum; a previous_response_id.
 //
 // # Answers
 //
