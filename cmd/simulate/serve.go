@@ -62,35 +62,10 @@ stopped it prints the request sequence (M:text, C:text, M:529, ...).
 		fmt.Fprintln(stderr, "serve: at most one scenario file")
 		return exitBadInput
 	}
-	opts := wire.Options{Addr: *addr, EventDelay: *delay}
-	var srv *wire.Server
-	if len(paths) == 1 {
-		s, err := scenarios.LoadFile(paths[0])
-		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return exitBadInput
-		}
-		if srv, _, err = s.Server(opts); err != nil {
-			fmt.Fprintf(stderr, "serve: %v\n", err)
-			return exitBadInput
-		}
-	} else {
-		k, err := loop.LookupModel(*model)
-		if err != nil {
-			fmt.Fprintf(stderr, "serve: -model: %v\n", err)
-			return exitBadInput
-		}
-		for _, c := range loop.Catalog {
-			opts.Models = append(opts.Models, c.ModelInfo)
-		}
-		// an abort the workload draws ends the response being answered
-		var h *wire.Handler
-		ep := fakemodel.DefaultWorkload().Episode(fakemodel.Seeds{Workload: *seed, Faults: *seed}, k.ContextWindow, func() { h.Abort() })
-		h = fakeapi.NewHandler(ep, opts)
-		if srv, err = h.Listen(); err != nil {
-			fmt.Fprintf(stderr, "serve: %v\n", err)
-			return exitBadInput
-		}
+	srv, err := startServer(paths, wire.Options{Addr: *addr, EventDelay: *delay}, *seed, *model)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitBadInput
 	}
 	for _, kv := range fakeapi.ClientEnv(srv.URL) {
 		fmt.Fprintln(stdout, kv)
@@ -123,6 +98,39 @@ func writeRecords(file string, recs []wire.Record) error {
 		return err
 	}
 	return f.Close()
+}
+
+// startServer starts the server for `simulate serve`: playing the
+// scenario file of paths, or without one a seeded episode of the
+// stochastic workload filling model's window.
+func startServer(paths []string, opts wire.Options, seed uint64, model string) (*wire.Server, error) {
+	if len(paths) == 1 {
+		s, err := scenarios.LoadFile(paths[0])
+		if err != nil {
+			return nil, err
+		}
+		srv, _, err := s.Server(opts)
+		if err != nil {
+			return nil, fmt.Errorf("serve: %w", err)
+		}
+		return srv, nil
+	}
+	k, err := loop.LookupModel(model)
+	if err != nil {
+		return nil, fmt.Errorf("serve: -model: %w", err)
+	}
+	for _, c := range loop.Catalog {
+		opts.Models = append(opts.Models, c.ModelInfo)
+	}
+	// an abort the workload draws ends the response being answered
+	var h *wire.Handler
+	ep := fakemodel.DefaultWorkload().Episode(fakemodel.Seeds{Workload: seed, Faults: seed}, k.ContextWindow, func() { h.Abort() })
+	h = fakeapi.NewHandler(ep, opts)
+	srv, err := h.Listen()
+	if err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	return srv, nil
 }
 
 // apiNames are the names of the APIs srv speaks.

@@ -69,22 +69,9 @@ func (API) Decode(rt wire.Route, body []byte, opts wire.DecodeOptions) (*wire.De
 }
 
 func decode(body []byte, models []loop.ModelInfo, needMaxTokens bool) (*wire.Decoded, *wire.Rejection) {
-	if err := wire.CheckText(body); err != nil {
-		return nil, rejectf("The request body is not valid JSON: %v", err)
-	}
-	var w wireRequest
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&w); err != nil {
-		if field, _, ok := wire.JSONTypeError(err); ok && field == "" {
-			return nil, rejectf("The request body is not valid JSON: expected an object at the top level")
-		}
-		if rj := typeRejection("", err); rj != nil {
-			return nil, rj
-		}
-		return nil, rejectf("The request body is not valid JSON: %v", err)
-	}
-	if dec.More() {
-		return nil, rejectf("The request body is not valid JSON: data after the top-level object")
+	w, rj := parseRequest(body)
+	if rj != nil {
+		return nil, rj
 	}
 	d := &wire.Decoded{Stream: w.Stream}
 	d.Request.NonStreaming = !w.Stream
@@ -106,68 +93,102 @@ func decode(body []byte, models []loop.ModelInfo, needMaxTokens bool) (*wire.Dec
 	case len(w.Messages) == 0:
 		return d, rejectf("messages: at least one message is required")
 	}
-	msgs := make([]loop.Message, 0, len(w.Messages))
-	systemMessages := 0
-	for i, raw := range w.Messages {
-		var wm wireMessage
-		if err := json.Unmarshal(raw, &wm); err != nil {
-			return d, typeRejection(fmt.Sprintf("messages.%d", i), err)
-		}
-		if wm.Role == "system" {
-			// the API takes system messages among the others (the
-			// released agent sends one); they count with the system
-			// prompt and are not the conversation's
-			if c := bytes.TrimSpace(wm.Content); len(c) == 0 || bytes.Equal(c, []byte("null")) {
-				return d, rejectf("messages.%d.content: Field required", i)
-			}
-			systemMessages += wire.RawTokens(wm.Content)
-			continue
-		}
-		m, err := decodeMessage(i, wm, i == len(w.Messages)-1)
-		if err != nil {
-			return d, err
-		}
-		msgs = append(msgs, m)
-		d.Shapes = append(d.Shapes, wire.Shape(m))
-		d.Hashes = append(d.Hashes, wire.HashMessage(wm.Role, wm.Content))
+	if rj := decodeMessages(d, w.Messages); rj != nil {
+		return d, rj
 	}
-	if len(msgs) == 0 {
-		return d, rejectf("messages: at least one user or assistant message is required")
-	}
-	d.SystemTokens += systemMessages
-	d.Request.Messages = msgs
-	d.Request.Purpose = wire.PurposeOf(msgs)
 	for _, m := range models {
 		if m.Name == *w.Model && m.MaxOutputTokens > 0 && *w.MaxTokens > m.MaxOutputTokens {
 			return d, rejectf("max_tokens: %d > %d, which is the maximum allowed number of output tokens for %s",
 				*w.MaxTokens, m.MaxOutputTokens, m.Name)
 		}
 	}
-	if err := checkPairing(msgs); err != nil {
-		return d, err
+	if rj := checkPairing(d.Request.Messages); rj != nil {
+		return d, rj
 	}
-	tools := make([]string, 0, len(w.Tools))
-	for i, raw := range w.Tools {
-		var t struct {
-			Name string `json:"name"`
-		}
-		if err := json.Unmarshal(raw, &t); err != nil || t.Name == "" {
-			return d, rejectf("tools.%d.name: Field required", i)
-		}
-		tools = append(tools, t.Name)
-		d.SystemTokens += wire.RawTokens(raw)
+	if rj := decodeTools(d, w.Tools); rj != nil {
+		return d, rj
 	}
 	if len(w.System) > 0 && !bytes.Equal(w.System, []byte("null")) {
 		d.SystemTokens += wire.RawTokens(w.System)
 	}
 	var est loop.CharEstimator
 	input := d.SystemTokens
-	for i := range msgs {
-		msgs[i].Tokens = est.Estimate(msgs[i])
-		input += msgs[i].Tokens
+	for i := range d.Request.Messages {
+		d.Request.Messages[i].Tokens = est.Estimate(d.Request.Messages[i])
+		input += d.Request.Messages[i].Tokens
 	}
-	d.Request.InputTokens, d.Request.Tools = input, tools
+	d.Request.InputTokens = input
 	return d, nil
+}
+
+// parseRequest reads the body's JSON: text JSON allows, one object, the
+// fields of the right types.
+func parseRequest(body []byte) (*wireRequest, *wire.Rejection) {
+	if err := wire.CheckText(body); err != nil {
+		return nil, rejectf("The request body is not valid JSON: %v", err)
+	}
+	var w wireRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&w); err != nil {
+		if field, _, ok := wire.JSONTypeError(err); ok && field == "" {
+			return nil, rejectf("The request body is not valid JSON: expected an object at the top level")
+		}
+		return nil, typeRejection("", err)
+	}
+	if dec.More() {
+		return nil, rejectf("The request body is not valid JSON: data after the top-level object")
+	}
+	return &w, nil
+}
+
+// decodeMessages reads the messages into d: the conversation's, with
+// their shapes, hashes and purpose; a system message counts with the
+// system prompt (the API takes them among the others, and the released
+// agent sends one).
+func decodeMessages(d *wire.Decoded, raws []json.RawMessage) *wire.Rejection {
+	msgs := make([]loop.Message, 0, len(raws))
+	for i, raw := range raws {
+		var wm wireMessage
+		if err := json.Unmarshal(raw, &wm); err != nil {
+			return typeRejection(fmt.Sprintf("messages.%d", i), err)
+		}
+		if wm.Role == "system" {
+			if c := bytes.TrimSpace(wm.Content); len(c) == 0 || bytes.Equal(c, []byte("null")) {
+				return rejectf("messages.%d.content: Field required", i)
+			}
+			d.SystemTokens += wire.RawTokens(wm.Content)
+			continue
+		}
+		m, rj := decodeMessage(i, wm, i == len(raws)-1)
+		if rj != nil {
+			return rj
+		}
+		msgs = append(msgs, m)
+		d.Shapes = append(d.Shapes, wire.Shape(m))
+		d.Hashes = append(d.Hashes, wire.HashMessage(wm.Role, wm.Content))
+	}
+	if len(msgs) == 0 {
+		return rejectf("messages: at least one user or assistant message is required")
+	}
+	d.Request.Messages, d.Request.Purpose = msgs, wire.PurposeOf(msgs)
+	return nil
+}
+
+// decodeTools reads the tool definitions' names into d, and counts their
+// size with the system prompt.
+func decodeTools(d *wire.Decoded, raws []json.RawMessage) *wire.Rejection {
+	d.Request.Tools = make([]string, 0, len(raws))
+	for i, raw := range raws {
+		var t struct {
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal(raw, &t); err != nil || t.Name == "" {
+			return rejectf("tools.%d.name: Field required", i)
+		}
+		d.Request.Tools = append(d.Request.Tools, t.Name)
+		d.SystemTokens += wire.RawTokens(raw)
+	}
+	return nil
 }
 
 // decodeMessage converts one request message. Content that is neither a
