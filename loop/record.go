@@ -1,5 +1,7 @@
 package loop
 
+import "slices"
+
 // StateRecord is the state the loop carries out of an iteration: the ten
 // fields of docs/spec.md §1, recorded at the end of every iteration (after its
 // transition, or just before its terminal). Messages are recorded as IDs
@@ -131,6 +133,10 @@ func (c *recorder) diff(h []Message, refLists *chunks[MessageRef]) MessagesRecor
 	}
 	if k == n {
 		// the recorded history is a prefix of h: only appends are new
+		if len(c.refs)+len(h)-n > cap(c.refs) {
+			// doubling, as the history grows
+			c.refs = slices.Grow(c.refs, max(len(c.refs), len(h)-n, 16))
+		}
 		for _, m := range h[n:] {
 			c.refs = append(c.refs, MessageRef{ID: m.ID, Tokens: m.Tokens})
 			c.tokens += m.Tokens
