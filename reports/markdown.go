@@ -29,6 +29,42 @@ type Figure struct {
 func (c *Comparison) WriteMarkdown(w io.Writer, figures []Figure) error {
 	bw := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format+"\n", args...) }
+	c.writeRecords(p)
+	for i := range c.Settings {
+		c.Settings[i].writeMarkdown(bw, c)
+	}
+	p("## Behaviour: the scenario library")
+	p("")
+	p("Base at %s, candidate at %s.", revision(c.Base.Build), revision(c.Candidate.Build))
+	p("")
+	switch {
+	case c.BehaviourNote != "":
+		p("%s", c.BehaviourNote)
+	case len(c.Behaviour) == 0:
+		p("Every scenario has the same verdict, terminal, transitions, requests and trace.")
+	default:
+		c.writeBehaviour(p)
+	}
+	p("")
+	if len(figures) > 0 {
+		p("## Plots")
+		p("")
+		for _, f := range figures {
+			p("![%s](%s)", f.Caption, f.File)
+			p("")
+			p("%s", f.Caption)
+			p("")
+		}
+	}
+	return bw.Flush()
+}
+
+// printf writes one line of a report.
+type printf func(format string, args ...any)
+
+// writeRecords writes the title, the two records compared and how to
+// read the deltas.
+func (c *Comparison) writeRecords(p printf) {
 	p("# loopsim comparison")
 	p("")
 	p("| | record | loopsim | Go | episodes per setting | root seed |")
@@ -45,69 +81,47 @@ func (c *Comparison) WriteMarkdown(w io.Writer, figures []Figure) error {
 		"per-episode metrics: means with t intervals. The p-values are Holm-corrected across the metrics of each setting; " +
 		"`~` means no significant difference at α = " + strconv.FormatFloat(c.Alpha, 'g', -1, 64) + ".")
 	p("")
-	for i := range c.Settings {
-		c.Settings[i].writeMarkdown(bw, c)
-	}
-	p("## Behaviour: the scenario library")
-	p("")
-	p("Base at %s, candidate at %s.", revision(c.Base.Build), revision(c.Candidate.Build))
-	p("")
-	switch {
-	case c.BehaviourNote != "":
-		p("%s", c.BehaviourNote)
-	case len(c.Behaviour) == 0:
-		p("Every scenario has the same verdict, terminal, transitions, requests and trace.")
-	default:
-		// Changes of what a scenario observes come first, each with its
-		// diff; changes of the trace alone (an event added everywhere)
-		// show a few diffs and then the names.
-		var observed, traceOnly []ScenarioChange
-		for _, ch := range c.Behaviour {
-			if len(ch.What) == 1 && ch.What[0] == "trace" {
-				traceOnly = append(traceOnly, ch)
-			} else {
-				observed = append(observed, ch)
-			}
-		}
-		verb := "scenarios behave"
-		if len(c.Behaviour) == 1 {
-			verb = "scenario behaves"
-		}
-		p("%d %s differently: %d in what they observe (verdict, terminal, transitions, requests, violations; added or removed), %d in the trace alone.",
-			len(c.Behaviour), verb, len(observed), len(traceOnly))
-		p("")
-		shown := traceOnly[:min(len(traceOnly), maxTraceDiffs)]
-		for _, ch := range append(observed, shown...) {
-			p("- **%s** (%s): %s", ch.Name, verdictChange(ch), strings.Join(ch.What, ", "))
-			if ch.Diff != "" {
-				p("")
-				p("  ```diff")
-				for _, l := range strings.Split(strings.TrimSuffix(ch.Diff, "\n"), "\n") {
-					p("  %s", l)
-				}
-				p("  ```")
-			}
-		}
-		if rest := traceOnly[len(shown):]; len(rest) > 0 {
-			names := make([]string, len(rest))
-			for i, ch := range rest {
-				names[i] = ch.Name
-			}
-			p("- the trace alone also changed in: %s", strings.Join(names, ", "))
+}
+
+// writeBehaviour lists the scenarios that behave differently. Changes
+// of what a scenario observes come first, each with its diff; changes of
+// the trace alone (an event added everywhere) show a few diffs and then
+// the names.
+func (c *Comparison) writeBehaviour(p printf) {
+	var observed, traceOnly []ScenarioChange
+	for _, ch := range c.Behaviour {
+		if len(ch.What) == 1 && ch.What[0] == "trace" {
+			traceOnly = append(traceOnly, ch)
+		} else {
+			observed = append(observed, ch)
 		}
 	}
+	verb := "scenarios behave"
+	if len(c.Behaviour) == 1 {
+		verb = "scenario behaves"
+	}
+	p("%d %s differently: %d in what they observe (verdict, terminal, transitions, requests, violations; added or removed), %d in the trace alone.",
+		len(c.Behaviour), verb, len(observed), len(traceOnly))
 	p("")
-	if len(figures) > 0 {
-		p("## Plots")
-		p("")
-		for _, f := range figures {
-			p("![%s](%s)", f.Caption, f.File)
+	shown := traceOnly[:min(len(traceOnly), maxTraceDiffs)]
+	for _, ch := range append(observed, shown...) {
+		p("- **%s** (%s): %s", ch.Name, verdictChange(ch), strings.Join(ch.What, ", "))
+		if ch.Diff != "" {
 			p("")
-			p("%s", f.Caption)
-			p("")
+			p("  ```diff")
+			for _, l := range strings.Split(strings.TrimSuffix(ch.Diff, "\n"), "\n") {
+				p("  %s", l)
+			}
+			p("  ```")
 		}
 	}
-	return bw.Flush()
+	if rest := traceOnly[len(shown):]; len(rest) > 0 {
+		names := make([]string, len(rest))
+		for i, ch := range rest {
+			names[i] = ch.Name
+		}
+		p("- the trace alone also changed in: %s", strings.Join(names, ", "))
+	}
 }
 
 func verdictChange(ch ScenarioChange) string {
