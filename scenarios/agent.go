@@ -117,7 +117,7 @@ type AgentError struct {
 // Error implements error.
 func (e *AgentError) Error() string { return fmt.Sprintf("scenario %s: agent: %s", e.Scenario, e.Msg) }
 
-// Server starts a fake Messages API server playing s: its script or
+// Server starts the fake API server (every API of fakeapi.APIs) playing s: its script or
 // answers (with no base size: the server measures what the agent sends),
 // the window of its model, and the output maxima of its models and of the
 // catalog. The returned model is the one the server plays.

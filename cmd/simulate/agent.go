@@ -137,7 +137,7 @@ func agentFlags(stderr io.Writer) (*flag.FlagSet, *agentOptions) {
 const agentUsage = `usage: simulate agent --cmd 'COMMAND' [--json] [-run REGEXP] [-timeout D] [-records DIR] [-env NAME=VALUE]... [-inherit-env] SCENARIO|DIR...
 
 Runs a foreign agent under each scenario's faults on the wire: for every
-scenario it starts a fake Messages API server playing the scenario's
+scenario it starts the fake model API server (every API) playing the scenario's
 script, runs COMMAND (sh -c, its own process group) with every API's
 base-URL variable at the server (ANTHROPIC_BASE_URL, and those of the
 other APIs of docs/wire.md), their keys set to dummy ones and
