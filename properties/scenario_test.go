@@ -87,49 +87,65 @@ func scenarioFile(name, description, source string, c properties.Case) (string, 
 		return "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "name: %s\ndescription: >\n  %s\nsource: %s\nprofile: %s\n", name, description, source, c.Policy.Name)
+	writeScenarioHead(&b, name, description, source, c)
+	if err := writeScenarioPlay(&b, c); err != nil {
+		return "", err
+	}
+	writeScenarioExpect(&b, r)
+	return b.String(), nil
+}
+
+// writeScenarioHead writes the scenario's name, description, source,
+// profile with its policy changes, models and run bounds.
+func writeScenarioHead(b *strings.Builder, name, description, source string, c properties.Case) {
+	fmt.Fprintf(b, "name: %s\ndescription: >\n  %s\nsource: %s\nprofile: %s\n", name, description, source, c.Policy.Name)
 	if d := properties.PolicyDiff(c.Policy); len(d) > 0 {
 		parts := make([]string, len(d))
 		for i, kv := range d {
 			k, v, _ := strings.Cut(kv, "=")
 			parts[i] = k + ": " + v
 		}
-		fmt.Fprintf(&b, "policy: {%s}\n", strings.Join(parts, ", "))
+		fmt.Fprintf(b, "policy: {%s}\n", strings.Join(parts, ", "))
 	}
-	fmt.Fprintf(&b, "model: {name: %s, context_window: %d, max_output_tokens: %d}\n", c.Primary.Name, c.Primary.ContextWindow, c.Primary.MaxOutputTokens)
+	fmt.Fprintf(b, "model: {name: %s, context_window: %d, max_output_tokens: %d}\n", c.Primary.Name, c.Primary.ContextWindow, c.Primary.MaxOutputTokens)
 	if c.Fallback.Name != "" {
-		fmt.Fprintf(&b, "fallback_model: {name: %s, context_window: %d, max_output_tokens: %d}\n", c.Fallback.Name, c.Fallback.ContextWindow, c.Fallback.MaxOutputTokens)
+		fmt.Fprintf(b, "fallback_model: {name: %s, context_window: %d, max_output_tokens: %d}\n", c.Fallback.Name, c.Fallback.ContextWindow, c.Fallback.MaxOutputTokens)
 	}
-	fmt.Fprintf(&b, "iteration_limit: %d\n", c.Limit())
+	fmt.Fprintf(b, "iteration_limit: %d\n", c.Limit())
 	if c.TokenBudget > 0 {
-		fmt.Fprintf(&b, "token_budget: %d\n", c.TokenBudget)
+		fmt.Fprintf(b, "token_budget: %d\n", c.TokenBudget)
 	}
 	if c.Seed != 0 {
-		fmt.Fprintf(&b, "seed: %d\n", c.Seed)
+		fmt.Fprintf(b, "seed: %d\n", c.Seed)
 	}
+}
+
+// writeScenarioPlay writes what the run plays: the conversation, the
+// tools offered, the script, the tools' results and the scripted seams.
+func writeScenarioPlay(b *strings.Builder, c properties.Case) error {
 	b.WriteString("conversation:\n")
 	for _, m := range c.Initial {
 		line, err := conversationMessage(m)
 		if err != nil {
-			return "", err
+			return err
 		}
-		fmt.Fprintf(&b, "  - %s\n", line)
+		fmt.Fprintf(b, "  - %s\n", line)
 	}
 	b.WriteString("tool_names: [" + strings.Join(properties.ToolNames(), ", ") + "]\n")
 	b.WriteString("script:\n")
 	for _, s := range c.Script {
 		line, err := flow(s)
 		if err != nil {
-			return "", err
+			return err
 		}
-		fmt.Fprintf(&b, "  - %s\n", line)
+		fmt.Fprintf(b, "  - %s\n", line)
 	}
 	if c.Tools.Default != (fakemodel.Tool{}) || len(c.Tools.ByName) > 0 {
 		line, err := flow(c.Tools)
 		if err != nil {
-			return "", err
+			return err
 		}
-		fmt.Fprintf(&b, "tools: %s\n", line)
+		fmt.Fprintf(b, "tools: %s\n", line)
 	}
 	for _, list := range []struct {
 		key string
@@ -139,18 +155,24 @@ func scenarioFile(name, description, source string, c properties.Case) (string, 
 		if list.set {
 			line, err := flow(list.v)
 			if err != nil {
-				return "", err
+				return err
 			}
-			fmt.Fprintf(&b, "%s: %s\n", list.key, line)
+			fmt.Fprintf(b, "%s: %s\n", list.key, line)
 		}
 	}
+	return nil
+}
+
+// writeScenarioExpect writes the expectation: what run r does now, its
+// terminal (or halt), transitions and violated invariants.
+func writeScenarioExpect(b *strings.Builder, r properties.Run) {
 	b.WriteString("expect:\n")
 	if r.Result.Halted {
 		b.WriteString("  halted: true\n")
 	} else {
-		fmt.Fprintf(&b, "  terminal: %s\n", r.Result.Terminal)
+		fmt.Fprintf(b, "  terminal: %s\n", r.Result.Terminal)
 	}
-	fmt.Fprintf(&b, "  transitions: [%s]\n", strings.Join(runLengths(r.Result.Trace.Transitions()), ", "))
+	fmt.Fprintf(b, "  transitions: [%s]\n", strings.Join(runLengths(r.Result.Trace.Transitions()), ", "))
 	var violated []string
 	for _, v := range properties.Check(r) {
 		if len(violated) == 0 || violated[len(violated)-1] != v.Invariant {
@@ -158,9 +180,8 @@ func scenarioFile(name, description, source string, c properties.Case) (string, 
 		}
 	}
 	if len(violated) > 0 {
-		fmt.Fprintf(&b, "  violated: [%s]\n", strings.Join(violated, ", "))
+		fmt.Fprintf(b, "  violated: [%s]\n", strings.Join(violated, ", "))
 	}
-	return b.String(), nil
 }
 
 // conversationMessage writes a starting message in the scenario format.
