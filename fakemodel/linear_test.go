@@ -132,20 +132,28 @@ func TestStopOutcomeThatBlocksAndPrevents(t *testing.T) {
 // in constant time. cpu-ns/turn is the same in CPU time (where the
 // system reports it), which other work on a shared machine does not
 // inflate; with -cpu 1 it is the benchmark's own work and its GC.
+// allocs/turn and B/turn are the allocations per turn.
 //
 //	go test ./fakemodel -run XXX -bench ScriptedFakes -benchmem -cpu 1
 func BenchmarkScriptedFakes(b *testing.B) {
 	for _, n := range []int{10, 100, 1_000, 8_000} {
 		b.Run(fmt.Sprintf("turns=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			cpu0, ok := cpuTime()
 			for b.Loop() {
 				blockingRun(b, n)
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/turn")
-			if cpu1, ok1 := cpuTime(); ok && ok1 {
-				b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/turn")
+			cpu1, ok1 := cpuTime()
+			runtime.ReadMemStats(&after)
+			turns := float64(b.N) * float64(n)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/turns, "ns/turn")
+			if ok && ok1 {
+				b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/turns, "cpu-ns/turn")
 			}
+			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/turns, "allocs/turn")
+			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/turns, "B/turn")
 		})
 	}
 }
