@@ -82,7 +82,7 @@ func (API) Decode(rt wire.Route, body []byte, opts wire.DecodeOptions) (*wire.De
 	}
 	d.Request.Messages, d.Shapes, d.Hashes = conv.msgs, conv.shapes, conv.hashes
 	if rt.Endpoint != wire.EndpointCompact {
-		d.Request.Purpose = wire.PurposeOf(conv.msgs)
+		d.Request.Purpose = PurposeOf(conv.msgs)
 	}
 	if hasMax && maxOut < MinOutputTokens {
 		return d, rejection("max_output_tokens", CodeBelowMinimum,

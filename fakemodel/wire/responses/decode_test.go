@@ -100,6 +100,11 @@ func TestDecodePurpose(t *testing.T) {
 	assert.False(t, responses.Compact(d), "a compaction asked of /v1/responses")
 	d, _ = decode(t, generate, `{"model":"m","input":"go"}`)
 	assert.Equal(t, loop.PurposeMain, d.Request.Purpose)
+	codex := `{"model":"m","input":[{"role":"user","content":"go"},{"role":"user","content":[{"type":"input_text","text":"You are performing a Context Checkpoint Compaction. Write a handoff summary."}]}]}`
+	d, _ = decode(t, generate, codex)
+	assert.Equal(t, loop.PurposeCompact, d.Request.Purpose, "Codex's own compaction prompt")
+	d, _ = decode(t, generate, `{"model":"m","input":[{"role":"user","content":"A context checkpoint compaction ran."},{"role":"assistant","content":"ok"}]}`)
+	assert.Equal(t, loop.PurposeMain, d.Request.Purpose, "the marker counts only in the last message, a user one")
 	d, rej := decode(t, compact, `{"model":"m","input":[{"role":"user","content":"go"}],"stream":true}`)
 	require.Nil(t, rej)
 	assert.Equal(t, loop.PurposeCompact, d.Request.Purpose)

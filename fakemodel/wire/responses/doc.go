@@ -31,8 +31,9 @@
 // its system tokens.
 //
 // Purpose: a request to /v1/responses/compact is a compaction request
-// (the endpoint says so); any other request's purpose is
-// [wire.PurposeOf] over its messages.
+// (the endpoint says so); any other request's purpose is [PurposeOf]'s:
+// the core's rule, and Codex CLI's own summarisation prompt as the last
+// user message.
 //
 // The fake keeps no state between requests, as a request with "store":
 // false gets from the API: a request naming a previous_response_id is
