@@ -22,6 +22,7 @@ type Handler struct {
 	model loop.Model
 	opts  Options
 	apis  []API
+	start time.Time // the handler's creation, on the monotonic clock (Record.Arrival)
 
 	mu      sync.Mutex // serialises model calls and guards the fields below
 	records []Record
@@ -53,7 +54,7 @@ func NewHandler(model loop.Model, opts Options, apis ...API) *Handler {
 	if opts.IdleTimeout <= 0 {
 		opts.IdleTimeout = DefaultIdleTimeout
 	}
-	return &Handler{model: model, opts: opts, apis: slices.Clone(apis)}
+	return &Handler{model: model, opts: opts, apis: slices.Clone(apis), start: time.Now()}
 }
 
 // APIs returns the APIs the handler serves, in the order it tries them.
@@ -238,7 +239,7 @@ func (h *Handler) reject(w http.ResponseWriter, api API, d *Decoded, rj *Rejecti
 // answers f with the API's error, naming the request.
 func (h *Handler) refuse(w http.ResponseWriter, api API, rec Record, f *Failure) {
 	h.mu.Lock()
-	rec.Seq, rec.API = len(h.records)+1, api.Name()
+	rec.Seq, rec.API, rec.Arrival = len(h.records)+1, api.Name(), time.Since(h.start)
 	if rec.Appended == nil {
 		rec.Appended = []string{}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/loopsim/loopsim/loop"
 )
@@ -17,7 +18,8 @@ func (h *Handler) play(ctx context.Context, api API, d *Decoded) *Answer {
 	defer h.mu.Unlock()
 	rec := Record{Seq: len(h.records) + 1, API: api.Name(), Purpose: d.Request.Purpose, Model: d.Request.Model,
 		MaxTokens: d.Request.MaxTokens, Stream: d.Stream, Messages: len(d.Request.Messages),
-		Tools: len(d.Request.Tools), InputTokens: d.Request.InputTokens, SystemTokens: d.SystemTokens}
+		Tools: len(d.Request.Tools), InputTokens: d.Request.InputTokens, SystemTokens: d.SystemTokens,
+		Arrival: time.Since(h.start)}
 	rec.Roles = Roles(d.Request.Messages)
 	rec.Kept, rec.Dropped, rec.Appended = continuation(h.last, d.Hashes, d.Shapes)
 	h.last = d.Hashes

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/loopsim/loopsim/loop"
 )
@@ -74,6 +75,11 @@ type Record struct {
 	// ClientGone is set when the client went away before the answer was
 	// written in full.
 	ClientGone bool `json:"client_gone,omitempty"`
+	// Arrival is when the server took the request up, as an offset from
+	// the handler's creation on the monotonic clock: a measurement (the
+	// gap a client left after a retry-after), never a decision. It is
+	// not written to JSON Lines, whose records stay the same run to run.
+	Arrival time.Duration `json:"-"`
 }
 
 // Label is the request in the profile's notation: M (main) or C

@@ -36,6 +36,10 @@ func TestRecordsEachRequestNormalized(t *testing.T) {
 	rec := srv.Requests()
 	require.Len(t, rec, 3)
 	assert.Equal(t, []string{"M:trunc", "C:text", "M:tool"}, wire.Labels(rec))
+	for i := range rec {
+		// the arrival is a measurement, checked in TestRecordsArrival
+		rec[i].Arrival = 0
+	}
 	assert.Equal(t, wire.Record{Seq: 1, API: "messages", Purpose: loop.PurposeMain, Model: "claude-test", MaxTokens: 1000, Stream: true,
 		Roles: "u", Messages: 1, Tools: 1, InputTokens: rec[0].SystemTokens + 4, SystemTokens: rec[0].SystemTokens,
 		Appended: []string{"user:text"}, Answer: "trunc", Status: 200, Blocks: 1}, rec[0])
@@ -169,4 +173,21 @@ func TestAppendedIsNeverNull(t *testing.T) {
 	require.NoError(t, srv.WriteJSONL(&buf))
 	assert.NotContains(t, buf.String(), `"appended":null`)
 	assert.Equal(t, 3, strings.Count(buf.String(), `"appended":[`))
+}
+
+func TestRecordsArrival(t *testing.T) {
+	srv, _ := serve(t, wire.Options{}, fakemodel.Step{Kind: fakemodel.RateLimited, RetryAfterMS: 30}, fakemodel.Step{Text: "done"})
+	post(t, srv.URL, request(false, userText("go"))).Body.Close()
+	time.Sleep(30 * time.Millisecond)
+	post(t, srv.URL, request(false, userText("go"))).Body.Close()
+	post(t, srv.URL, []byte("{")).Body.Close() // refused: recorded with its arrival too
+
+	rec := srv.Requests()
+	require.Len(t, rec, 3)
+	assert.GreaterOrEqual(t, rec[0].Arrival, time.Duration(0))
+	assert.GreaterOrEqual(t, rec[1].Arrival-rec[0].Arrival, 30*time.Millisecond, "the gap the client left, on the server's clock")
+	assert.GreaterOrEqual(t, rec[2].Arrival, rec[1].Arrival)
+	var buf bytes.Buffer
+	require.NoError(t, srv.WriteJSONL(&buf))
+	assert.NotContains(t, buf.String(), "arrival", "a measurement stays out of the record files")
 }
