@@ -85,7 +85,7 @@ func checkEscalateOnce(r Run) []Violation {
 		count:  loop.MaxOutputTokensEscalate,
 		resets: []loop.Transition{loop.NextTurn},
 		bound:  1,
-		field:  "once per stretch (SPEC §2.5.3)",
+		field:  "once per stretch (docs/spec.md §2.5.3)",
 	}.check(r.Result.Trace)
 }
 

@@ -216,7 +216,7 @@ func (rep *Report) writeChecks(md *markdown, labels []string) {
 	md.line("## Safety: invariants")
 	md.line("")
 	if !r.Checked {
-		md.line("Not checked (run with -check to check every episode against the invariants of SPEC §5).")
+		md.line("Not checked (run with -check to check every episode against the invariants of docs/spec.md §5).")
 		md.line("")
 	} else {
 		any := false

@@ -87,7 +87,7 @@ func simFlags(stderr io.Writer) (*flag.FlagSet, *simOptions) {
 	fs.Var(&o.sets, "set", "override `field=value` in every setting; repeatable. A policy field (auto_compact_buffer=20000),\na workload parameter (workload.faults.overloaded=0.01), model (a known model by name: model=claude-sonnet-4-5),\nmodel.context_window, model.max_output_tokens,\nfallback=true (a fallback model) or iteration_limit. -fields lists them all")
 	fs.Var(&o.sweeps, "sweep", "vary `field=v1,v2,...` or field=from:to:step over settings (fields as for -set);\ngive it twice for a grid")
 	fs.BoolVar(&o.swarm, "swarm", false, "swarm mode: every episode draws its own fault probabilities around the configured ones")
-	fs.BoolVar(&o.check, "check", true, "check every episode against the invariants of SPEC §5 (keeps each episode's trace while it is checked)")
+	fs.BoolVar(&o.check, "check", true, "check every episode against the invariants of docs/spec.md §5 (keeps each episode's trace while it is checked)")
 	fs.StringVar(&o.prices, "prices", sim.DefaultPrices.String(), "dollars per million tokens: input, cache_write, cache_read, output")
 	fs.StringVar(&o.out, "out", "out", "folder for summary.md, the plots (PNG and SVG), metrics.csv and metrics.json")
 	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "episodes played at once (the results do not depend on it)")
