@@ -75,14 +75,6 @@ func readEvents(t testing.TB, r io.Reader) ([]event, error) {
 	return out, sc.Err()
 }
 
-func names(events []event) []string {
-	out := make([]string, len(events))
-	for i, e := range events {
-		out[i] = e.Name
-	}
-	return out
-}
-
 // decodeJSON reads a JSON body.
 func decodeJSON(t testing.TB, resp *http.Response) map[string]any {
 	t.Helper()
