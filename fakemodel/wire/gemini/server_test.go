@@ -15,7 +15,9 @@ import (
 
 // Through the core (fakeapi's server), a script's steps reach the
 // official SDK as Gemini's answers, and every request is recorded in the
-// notation every API shares.
+// notation every API shares. It runs over 80 lines on purpose: one
+// script played in order, each request's check beside the step it plays,
+// then the records of them all; split, the order would be hidden.
 func TestScriptOverTheServer(t *testing.T) {
 	script := []fakemodel.Step{
 		{Text: "reading", ToolUses: []fakemodel.ToolUse{{ID: "c1", Name: "Read", Input: `{"path":"a.go"}`}}},

@@ -25,6 +25,9 @@ func toolResult(id string) map[string]any {
 		map[string]any{"type": "tool_result", "tool_use_id": id, "content": "ok"}}}
 }
 
+// TestRejectsWhatTheAPIRejects: each malformed request gets the API's
+// 400 with its message. It runs over 80 lines for its table: one line a
+// refusal.
 func TestRejectsWhatTheAPIRejects(t *testing.T) {
 	withMax := func(b body, n int) body { b["max_tokens"] = n; return b }
 	without := func(b body, k string) body { delete(b, k); return b }
