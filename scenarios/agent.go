@@ -55,6 +55,23 @@ type Agent struct {
 	// [RunAgent]. Models is extended with the scenario's models and the
 	// catalog.
 	Options wire.Options
+	// Prepare, when set, is called once the scenario's server is up and
+	// before the command starts, with the server's base URL: it makes
+	// what the agent needs for this run (a fresh home holding a config
+	// file that names the URL, say) and returns it. Its Cleanup runs when
+	// the run ends.
+	Prepare func(baseURL string) (AgentWorkspace, error)
+}
+
+// AgentWorkspace is what [Agent.Prepare] made for one run.
+type AgentWorkspace struct {
+	// Env adds variables to the command's environment, after
+	// [Agent.Env] (HOME=..., a config directory's variable).
+	Env []string
+	// Dir is the command's working directory; empty: this process's.
+	Dir string
+	// Cleanup undoes what Prepare made; nil when there is nothing to undo.
+	Cleanup func()
 }
 
 // AgentOutcome is one scenario run with a foreign agent, and its
@@ -164,8 +181,18 @@ func RunAgent(ctx context.Context, s *Scenario, a Agent) (*AgentOutcome, error) 
 
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	var ws AgentWorkspace
+	if a.Prepare != nil {
+		if ws, err = a.Prepare(srv.URL); err != nil {
+			return nil, fmt.Errorf("scenario %s: preparing the agent: %w", s.Name, err)
+		}
+		if ws.Cleanup != nil {
+			defer ws.Cleanup()
+		}
+	}
 	cmd := exec.CommandContext(rctx, "sh", "-c", a.Command)
-	cmd.Env = a.environ(srv.URL, s.Name)
+	cmd.Env = append(a.environ(srv.URL, s.Name, s.prompt()), ws.Env...)
+	cmd.Dir = ws.Dir
 	// Output goes to files, not pipes: Wait returns when the command
 	// exits, even if something it started still holds its output open.
 	stdout, err := os.CreateTemp("", "loopsim-agent-stdout-")

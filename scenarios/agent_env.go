@@ -21,8 +21,10 @@ var AgentBaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR"
 // this process's whole environment), then a.Env, then every API's
 // variables for the server (fakeapi.ClientEnv: its base URL and a dummy
 // key, ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY for the Messages API)
-// and the scenario's name, which override both.
-func (a Agent) environ(baseURL, scenario string) []string {
+// the scenario's name and its prompt (LOOPSIM_PROMPT: the text of its
+// first message, which a preset's command passes to the agent), which
+// override both.
+func (a Agent) environ(baseURL, scenario, prompt string) []string {
 	var env []string
 	if a.InheritEnv {
 		env = os.Environ()
@@ -34,5 +36,14 @@ func (a Agent) environ(baseURL, scenario string) []string {
 		}
 	}
 	env = append(append(env, a.Env...), fakeapi.ClientEnv(baseURL)...)
-	return append(env, "LOOPSIM_SCENARIO="+scenario)
+	return append(env, "LOOPSIM_SCENARIO="+scenario, "LOOPSIM_PROMPT="+prompt)
+}
+
+// prompt is what an agent is asked: the text of the scenario's first
+// message (the user's).
+func (s *Scenario) prompt() string {
+	if len(s.Conversation) == 0 {
+		return ""
+	}
+	return s.Conversation[0].Text
 }

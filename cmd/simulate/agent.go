@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopsim/loopsim/agents"
 	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/reports"
 	"github.com/loopsim/loopsim/scenarios"
@@ -98,9 +99,14 @@ func runAgents(args []string, stdout, stderr io.Writer) int {
 // agentOptions are the agent subcommand's flags.
 type agentOptions struct {
 	command, pattern, records string
-	json, verbose, inherit    bool
-	timeout, delay            time.Duration
-	env                       []string
+	// preset names a preset of package agents; command is then the
+	// path of its binary, when given.
+	preset string
+	// bin is the preset's binary, found by check.
+	bin                    string
+	json, verbose, inherit bool
+	timeout, delay         time.Duration
+	env                    []string
 	// filter is -run compiled, by check.
 	filter *regexp.Regexp
 }
@@ -111,7 +117,8 @@ func agentFlags(stderr io.Writer) (*flag.FlagSet, *agentOptions) {
 	opt := &agentOptions{}
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&opt.command, "cmd", "", "the agent command, run with sh -c (required)")
+	fs.StringVar(&opt.command, "cmd", "", "the agent command, run with sh -c (required without --preset); with --preset, the path of the agent's binary (default: its name looked up on PATH)")
+	fs.StringVar(&opt.preset, "preset", "", "run a released agent by its preset ("+strings.Join(agents.Names(), ", ")+"): its config in a fresh temporary home, its headless flags, the scenario's prompt")
 	fs.BoolVar(&opt.json, "json", false, "print one JSON object a scenario (JSON Lines), with the request records")
 	fs.StringVar(&opt.pattern, "run", "", "run only the scenarios whose name matches this regular expression")
 	fs.DurationVar(&opt.timeout, "timeout", scenarios.DefaultAgentTimeout, "bound on one scenario's run; the agent's process group is killed when it expires")
@@ -134,7 +141,7 @@ func agentFlags(stderr io.Writer) (*flag.FlagSet, *agentOptions) {
 }
 
 // agentUsage is the agent subcommand's help, before its flags.
-const agentUsage = `usage: simulate agent --cmd 'COMMAND' [--json] [-run REGEXP] [-timeout D] [-records DIR] [-env NAME=VALUE]... [-inherit-env] SCENARIO|DIR...
+const agentUsage = `usage: simulate agent (--cmd 'COMMAND' | --preset NAME [--cmd PATH]) [--json] [-run REGEXP] [-timeout D] [-records DIR] [-env NAME=VALUE]... [-inherit-env] SCENARIO|DIR...
 
 Runs a foreign agent under each scenario's faults on the wire: for every
 scenario it starts the fake model API server (every API) playing the scenario's
@@ -144,6 +151,7 @@ other APIs of docs/wire.md), their keys set to dummy ones and
 LOOPSIM_SCENARIO to the scenario's name, on top of a clean environment
 (PATH, HOME and the locale of this one, and each -env; -inherit-env
 passes all of it: an agent's policy may depend on its environment),
+with LOOPSIM_PROMPT set to the scenario's first message,
 waits for it to exit, and checks expect.wire: the request sequence
 (M:trunc, C:text, ...), the result the agent reports and its exit
 status, and that every request kept the API's rules. PASS, or FAIL with a diff (-want +got), per scenario; ERROR when
@@ -158,8 +166,17 @@ Exit status: 0 when every scenario passed, 1 when an expectation failed,
 // stderr: no command, no scenario, a -run that does not compile, a
 // -records folder that cannot be made.
 func (opt *agentOptions) check(paths []string, stderr io.Writer) bool {
-	if strings.TrimSpace(opt.command) == "" {
-		fmt.Fprintln(stderr, "agent: --cmd is required: the command that runs the agent")
+	if opt.preset != "" {
+		p, err := agents.Lookup(opt.preset)
+		if err == nil {
+			opt.bin, err = p.Find(opt.command)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "agent: --preset: %v\n", err)
+			return false
+		}
+	} else if strings.TrimSpace(opt.command) == "" {
+		fmt.Fprintln(stderr, "agent: --cmd is required: the command that runs the agent (or --preset NAME)")
 		return false
 	}
 	if len(paths) == 0 {
@@ -184,7 +201,13 @@ func (opt *agentOptions) check(paths []string, stderr io.Writer) bool {
 
 // agent is the agent every scenario runs.
 func (opt *agentOptions) agent() scenarios.Agent {
-	return scenarios.Agent{Command: opt.command, Env: opt.env, InheritEnv: opt.inherit, Timeout: opt.timeout, Options: wire.Options{EventDelay: opt.delay}}
+	a := scenarios.Agent{Command: opt.command}
+	if opt.preset != "" {
+		p, _ := agents.Lookup(opt.preset) // check found it
+		a = p.Agent(opt.bin)
+	}
+	a.Env, a.InheritEnv, a.Timeout, a.Options = opt.env, opt.inherit, opt.timeout, wire.Options{EventDelay: opt.delay}
+	return a
 }
 
 // agentOne runs one scenario and returns its verdict and exit status.
