@@ -94,7 +94,16 @@ func (a *accumulator) flush(yield func(loop.Block)) {
 	}
 	b := *a.pending
 	a.pending = nil
-	yield(b)
+	yield(noArguments(b))
+}
+
+// noArguments gives a tool call that came without arguments (some
+// servers send none for a tool with no parameters) the empty object.
+func noArguments(b loop.Block) loop.Block {
+	if b.Type == loop.BlockToolUse && strings.TrimSpace(b.Input) == "" {
+		b.Input = "{}"
+	}
+	return b
 }
 
 // flushWhole hands out the pending block unless it is a tool call whose
@@ -132,7 +141,7 @@ func messageBlocks(msg openai.ChatCompletionMessage) []loop.Block {
 		if name == "" {
 			name = tc.Custom.Name
 		}
-		out = append(out, loop.Block{Type: loop.BlockToolUse, ID: tc.ID, Name: name, Input: input})
+		out = append(out, noArguments(loop.Block{Type: loop.BlockToolUse, ID: tc.ID, Name: name, Input: input}))
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package chat_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -106,4 +107,27 @@ func TestStreamsThatEndWrong(t *testing.T) {
 	_, err = m.Stream(context.Background(), loop.Request{Model: "gpt-test", Messages: []loop.Message{loop.UserText("go")}}, func(loop.Block) {})
 	require.Error(t, err)
 	assert.False(t, errors.As(err, &re), "not a request error: %v", err)
+}
+
+// A tool call that comes without arguments (some servers send none for a
+// tool with no parameters) reaches the loop with the empty object,
+// streamed or not.
+func TestToolCallWithoutArgumentsIsTheEmptyObject(t *testing.T) {
+	chunk := `{"id":"c","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}`
+	stream := "data: " + fmt.Sprintf(chunk, `{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"Now"}}]}`, "null") + "\n\n" +
+		"data: " + fmt.Sprintf(chunk, `{}`, `"tool_calls"`) + "\n\ndata: [DONE]\n\n"
+	whole := `{"id":"c","object":"chat.completion","created":0,"model":"m","choices":[{"index":0,"finish_reason":"tool_calls",` +
+		`"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"Now","arguments":""}}]}}]}`
+	for _, c := range []struct {
+		ctype, body string
+		stream      bool
+	}{{"text/event-stream", stream, true}, {"application/json", whole, false}} {
+		m := rawAnswer(t, 200, c.ctype, c.body)
+		var blocks []loop.Block
+		resp, err := m.Stream(context.Background(), loop.Request{Model: "gpt-test", Messages: []loop.Message{loop.UserText("go")}, NonStreaming: !c.stream},
+			func(b loop.Block) { blocks = append(blocks, b) })
+		require.NoError(t, err)
+		assert.Equal(t, []loop.Block{{Type: loop.BlockToolUse, ID: "call_1", Name: "Now", Input: "{}"}}, blocks, "stream %v", c.stream)
+		assert.Equal(t, loop.StopToolUse, resp.StopReason)
+	}
 }
