@@ -124,6 +124,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.active.Add(1)
 	h.gate.Unlock()
 	defer h.active.Done()
+	aw := &answerWriter{ResponseWriter: w}
+	var seq int // the request's record, once it has one
+	defer h.recoverAPI(aw, api, &seq)
+	w = aw
 	switch {
 	case !routed:
 		h.writeError(w, api, &Failure{Status: http.StatusNotFound, Message: fmt.Sprintf("Not found: %s %s", r.Method, r.URL.Path)})
@@ -132,7 +136,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, api, &Failure{Status: http.StatusMethodNotAllowed, Message: fmt.Sprintf("Method %s not allowed", r.Method)})
 		return
 	}
-	body, err := h.readBody(w, r)
+	body, err := h.readBody(aw.ResponseWriter, r) // unwrapped: MaxBytesReader tells net/http to close after a 413
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge) && rt.Endpoint == EndpointCount:
@@ -185,6 +189,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		d.Request.InputTokens = n
 	}
 	a := h.play(r.Context(), api, d)
+	seq = a.Seq
 	h.answer(w, r, api, d, a)
 }
 
@@ -238,7 +243,15 @@ func (h *Handler) reject(w http.ResponseWriter, api API, d *Decoded, rj *Rejecti
 // refuse records rec (numbered, with the API's name and f's status) and
 // answers f with the API's error, naming the request.
 func (h *Handler) refuse(w http.ResponseWriter, api API, rec Record, f *Failure) {
+	ans := h.recordRefusal(api, rec, f)
+	h.writeAnswer(w, api, ans, f.RequestID)
+}
+
+// recordRefusal numbers and appends rec, names the request in f, and
+// returns the API's error answer for it.
+func (h *Handler) recordRefusal(api API, rec Record, f *Failure) ErrorAnswer {
 	h.mu.Lock()
+	defer h.mu.Unlock() // api.Error may panic: see recoverAPI
 	rec.Seq, rec.API, rec.Arrival = len(h.records)+1, api.Name(), time.Since(h.start)
 	if rec.Appended == nil {
 		rec.Appended = []string{}
@@ -247,8 +260,7 @@ func (h *Handler) refuse(w http.ResponseWriter, api API, rec Record, f *Failure)
 	ans := api.Error(f)
 	rec.Status = ans.Status
 	h.records = append(h.records, rec)
-	h.mu.Unlock()
-	h.writeAnswer(w, api, ans, f.RequestID)
+	return ans
 }
 
 // RequestID is the id of the request numbered seq, as the answers carry
