@@ -43,7 +43,12 @@
 // the next other message; a tool message that answers no pending tool
 // call (or one already answered). Fields the server does not read are
 // ignored, as OpenAI-compatible servers do (the real API refuses
-// unknown top-level fields; clients send many it knows).
+// unknown top-level fields; clients send many it knows). The
+// Content-Type header is not checked: the body is read as JSON whatever
+// it says. A body that is not valid UTF-8 is refused as one that does
+// not parse (JSON is UTF-8). Content part types the API does not list
+// are refused naming the part; a request's n is not read (one choice is
+// answered).
 //
 // # Answers
 //
