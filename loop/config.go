@@ -52,6 +52,10 @@ type Config struct {
 	Seed uint64
 	// Observer, if set, sees every event as it happens.
 	Observer func(Event)
+	// OnModelCall, if set, sees the loop's state before every model call
+	// (every attempt, compaction requests included), from the loop's
+	// goroutine; see [ModelCall].
+	OnModelCall func(ModelCall)
 	// DiscardTrace stops the run from keeping the trace in its [Result]
 	// (the observer still sees every event).
 	DiscardTrace bool

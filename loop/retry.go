@@ -27,6 +27,8 @@ type caller struct {
 	// event after content, which the policy leaves to the loop
 	// (StreamErrorRecovery) instead of the non-streaming attempt.
 	cut bool
+	// draws counts the draws taken from rng (Config.OnModelCall).
+	draws int
 }
 
 func newCaller(r *run, seed uint64) *caller {
@@ -119,6 +121,7 @@ func retryable(k ErrorKind) bool {
 func (c *caller) backoff(k, retryAfterMS int) int {
 	p := &c.r.p
 	factor := 1 + c.rng.Float64()*p.BackoffJitter
+	c.draws++
 	if retryAfterMS > 0 && p.HonorRetryAfter {
 		return int(float64(retryAfterMS) * factor)
 	}
@@ -244,6 +247,7 @@ func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []B
 	}
 	emit(r, RequestEvent{Purpose: req.Purpose, Model: req.Model, InputTokens: req.InputTokens, MaxTokens: req.MaxTokens,
 		Messages: len(req.Messages), Last: last, Attempt: attempt, NonStreaming: req.NonStreaming})
+	c.modelCall(req, attempt)
 	blocks, resp, err = c.stream(ctx, req)
 	if re := asRequestError(err); re != nil && re.Kind == KindStream {
 		blocks = finishedBlocks(blocks)

@@ -1,0 +1,39 @@
+package loop
+
+// ModelCall is the loop's own state at one model call, as
+// Config.OnModelCall sees it: with the iteration's events so far (the
+// Observer's) and the other seams' positions, it is what a model checker
+// hashes to tell two runs that reached the same state apart from two that
+// did not. Messages in Request and Iteration are the loop's own and valid
+// only during the call.
+type ModelCall struct {
+	// Request is the request about to be sent (this attempt's).
+	Request Request
+	// Attempt is the attempt's number within its send (1 for the first).
+	Attempt int
+	// Iteration is the state the current iteration started from, every
+	// guard's counter included.
+	Iteration State
+	// Stats are the run's counters so far.
+	Stats Stats
+	// FellBack is set once the fallback model is in use.
+	FellBack bool
+	// MessagesMade counts the messages the loop has made (their IDs).
+	MessagesMade int
+	// OutputTotal sums the output of the main replies (the token budget's
+	// measure).
+	OutputTotal int
+	// JitterDraws counts the draws taken from the seeded jitter stream:
+	// with Config.Seed it fixes the stream's position.
+	JitterDraws int
+}
+
+// modelCall tells Config.OnModelCall about the attempt about to be sent.
+func (c *caller) modelCall(req Request, attempt int) {
+	r := c.r
+	if r.cfg.OnModelCall == nil {
+		return
+	}
+	r.cfg.OnModelCall(ModelCall{Request: req, Attempt: attempt, Iteration: r.iterStart, Stats: r.stats,
+		FellBack: r.fellBack, MessagesMade: r.nextID, OutputTotal: r.outputTotal, JitterDraws: c.draws})
+}
