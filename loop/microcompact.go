@@ -48,11 +48,11 @@ func (KeepRecentMicrocompactor) Microcompact(in MicrocompactInput) MicrocompactR
 	copied := in.Owned
 	done := false
 	for i := len(in.Messages) - 1; i >= 0 && !done; i-- {
-		m := in.Messages[i]
+		m := &in.Messages[i]
 		changed := false
 		var blocks []Block
 		for j := len(m.Blocks) - 1; j >= 0; j-- {
-			b := m.Blocks[j]
+			b := &m.Blocks[j]
 			if b.Type != BlockToolResult {
 				continue
 			}
@@ -79,9 +79,10 @@ func (KeepRecentMicrocompactor) Microcompact(in MicrocompactInput) MicrocompactR
 			res.Messages = append([]Message(nil), in.Messages...)
 			copied = true
 		}
-		m.Blocks = blocks
-		m.Tokens = 0 // re-estimated by the loop
-		res.Messages[i] = m
+		c := *m
+		c.Blocks = blocks
+		c.Tokens = 0 // re-estimated by the loop
+		res.Messages[i] = c
 	}
 	return res
 }
@@ -117,14 +118,14 @@ func (u *uncleared) remember(msgs []Message, from int) {
 	}
 	i := from
 	for ; i < len(msgs); i++ {
-		if hasUnclearedResult(msgs[i]) {
+		if hasUnclearedResult(&msgs[i]) {
 			break
 		}
 	}
 	*u = uncleared{first: &msgs[0], n: len(msgs), lastID: msgs[len(msgs)-1].ID, index: i}
 }
 
-func hasUnclearedResult(m Message) bool {
+func hasUnclearedResult(m *Message) bool {
 	for _, b := range m.Blocks {
 		if b.Type == BlockToolResult && b.Text != ClearedToolResult {
 			return true

@@ -137,9 +137,9 @@ func (c *recorder) diff(h []Message, refLists *chunks[MessageRef]) MessagesRecor
 			// doubling, as the history grows
 			c.refs = slices.Grow(c.refs, max(len(c.refs), len(h)-n, 16))
 		}
-		for _, m := range h[n:] {
-			c.refs = append(c.refs, MessageRef{ID: m.ID, Tokens: m.Tokens})
-			c.tokens += m.Tokens
+		for i := n; i < len(h); i++ {
+			c.refs = append(c.refs, MessageRef{ID: h[i].ID, Tokens: h[i].Tokens})
+			c.tokens += h[i].Tokens
 		}
 		if len(h) > n {
 			out.Added = refLists.clone(c.refs[n:])

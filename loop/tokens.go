@@ -50,11 +50,7 @@ type UsageCounter struct{}
 func (UsageCounter) Count(msgs []Message) int {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == RoleAssistant && msgs[i].Usage != nil {
-			n := msgs[i].Usage.Context()
-			for _, m := range msgs[i+1:] {
-				n += m.Tokens
-			}
-			return n
+			return msgs[i].Usage.Context() + SumTokens(msgs[i+1:])
 		}
 	}
 	return SumTokens(msgs)
@@ -69,8 +65,9 @@ func (SumCounter) Count(msgs []Message) int { return SumTokens(msgs) }
 // SumTokens is the sum of the messages' Tokens.
 func SumTokens(msgs []Message) int {
 	n := 0
-	for _, m := range msgs {
-		n += m.Tokens
+	for i := range msgs {
+		// by index: ranging over the values copies each message
+		n += msgs[i].Tokens
 	}
 	return n
 }
