@@ -3,7 +3,6 @@ package chat
 import (
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/loop"
@@ -30,8 +29,8 @@ func (API) Decode(_ wire.Route, body []byte, opts wire.DecodeOptions) (*wire.Dec
 
 // decode is Decode with the refusal typed.
 func decode(body []byte, models []loop.ModelInfo) (*wire.Decoded, *wire.Rejection) {
-	if !utf8.Valid(body) {
-		return nil, unparsable("the body is not valid UTF-8")
+	if err := wire.CheckText(body); err != nil {
+		return nil, unparsable(err.Error())
 	}
 	if !json.Valid(body) {
 		return nil, unparsable("the body is not valid JSON")

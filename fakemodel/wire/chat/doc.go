@@ -45,8 +45,9 @@
 // ignored, as OpenAI-compatible servers do (the real API refuses
 // unknown top-level fields; clients send many it knows). The
 // Content-Type header is not checked: the body is read as JSON whatever
-// it says. A body that is not valid UTF-8 is refused as one that does
-// not parse (JSON is UTF-8). Content part types the API does not list
+// it says. A body whose text JSON does not allow (bytes that are not
+// UTF-8, half of a surrogate pair in a \u escape: [wire.CheckText]) is
+// refused as one that does not parse. Content part types the API does not list
 // are refused naming the part; a request's n is not read (one choice is
 // answered).
 //
