@@ -81,6 +81,9 @@ type AgentOutcome struct {
 	Scenario *Scenario
 	// Records are the requests the server received, normalized.
 	Records []wire.Record
+	// Calls are the model's answers to them, timed on the server's clock
+	// (a retry-after honoured or not).
+	Calls []ModelCall
 	// Exit is the command's exit status; -1 when it was killed.
 	Exit int
 	// LastOutput is the last non-empty line the command wrote (standard
@@ -139,15 +142,23 @@ func (e *AgentError) Error() string { return fmt.Sprintf("scenario %s: agent: %s
 // the window of its model, and the output maxima of its models and of the
 // catalog. The returned model is the one the server plays.
 func (s *Scenario) Server(opts wire.Options) (*wire.Server, *fakemodel.Model, error) {
+	srv, model, _, err := s.server(opts)
+	return srv, model, err
+}
+
+// server is [Scenario.Server], with the model's calls timed.
+func (s *Scenario) server(opts wire.Options) (*wire.Server, *fakemodel.Model, *timedModel, error) {
 	model := s.scriptedModel(nil)
+	opts.EventDelay = max(opts.EventDelay, time.Duration(s.EventDelayMS)*time.Millisecond)
 	opts.Models = append(append(slices.Clone(opts.Models), s.models()...), catalogModels()...)
-	h := fakeapi.NewHandler(model, opts)
+	timed := newTimedModel(model)
+	h := fakeapi.NewHandler(timed, opts)
 	model.Cancel = h.Abort
 	srv, err := h.Listen()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return srv, model, nil
+	return srv, model, timed, nil
 }
 
 func catalogModels() []loop.ModelInfo {
@@ -173,7 +184,7 @@ func RunAgent(ctx context.Context, s *Scenario, a Agent) (*AgentOutcome, error) 
 	var group processGroup
 	opts := a.Options
 	opts.OnAbort = group.interrupt
-	srv, model, err := s.Server(opts)
+	srv, model, timed, err := s.server(opts)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
@@ -220,7 +231,7 @@ func RunAgent(ctx context.Context, s *Scenario, a Agent) (*AgentOutcome, error) 
 	srv.Close()
 
 	stdoutText, stderrText := tail(stdout), tail(stderr)
-	out := &AgentOutcome{Scenario: s, Records: srv.Requests(), Exit: cmd.ProcessState.ExitCode(),
+	out := &AgentOutcome{Scenario: s, Records: srv.Requests(), Calls: timed.Calls(), Exit: cmd.ProcessState.ExitCode(),
 		Stdout: stdoutText, Stderr: stderrText, Elapsed: time.Since(began)}
 	out.LastOutput = lastLine(stdoutText)
 	if out.LastOutput == "" {

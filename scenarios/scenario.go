@@ -65,6 +65,11 @@ type Scenario struct {
 	// model adds it to each request's size, as an API measures it. Over
 	// the wire the server measures the real thing instead.
 	BaseTokens int `json:"base_tokens"`
+	// EventDelayMS, over the wire, makes every streamed answer slow: the
+	// server waits this long, in milliseconds, before each event
+	// (wire.Options.EventDelay, when that is shorter). In process it
+	// changes nothing.
+	EventDelayMS int `json:"event_delay_ms"`
 	// Tools says how tool calls behave.
 	Tools Tools `json:"tools"`
 	// StopHooks are the stop hooks' verdicts, one a call, the last

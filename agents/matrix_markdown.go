@@ -1,0 +1,83 @@
+package agents
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteMarkdown writes the matrix as a Markdown table, scenario by
+// agent, with a header naming the agents and their versions and a key
+// to the rules; title heads it.
+func (m *Matrix) WriteMarkdown(w io.Writer, title string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", title)
+	b.WriteString("Each cell: the request sequence the fake server saw (`M:` a main request, `C:` a compaction, then its answer; `×n` n in a row), the agent's exit status and final event, the number of requests, and the seconds it ran. ")
+	fmt.Fprintf(&b, "A cell is limited to %.0f s; **timeout** means the agent was killed then. ", m.Timeout)
+	b.WriteString("A rule the agent broke is in bold (see the key below).\n\n")
+	b.WriteString("| agent | package | version | API |\n|---|---|---|---|\n")
+	for _, a := range m.Agents {
+		version := a.Version
+		if a.Absent != "" {
+			version += " (absent: not run)"
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", a.Name, a.Package, version, a.API)
+	}
+	b.WriteString("\n| scenario |")
+	var present []string
+	for _, a := range m.Agents {
+		if a.Absent == "" {
+			present = append(present, a.Name)
+			fmt.Fprintf(&b, " %s |", a.Name)
+		}
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(present)) + "\n")
+	for _, s := range m.Scenarios {
+		fmt.Fprintf(&b, "| `%s` |", s)
+		for _, a := range present {
+			c, ok := m.cell(s, a)
+			if !ok || (c.Requests == nil && c.Error == "" && !c.TimedOut) {
+				b.WriteString(" not run |")
+				continue
+			}
+			fmt.Fprintf(&b, " %s |", cellText(c))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nRules:\n\n")
+	for _, r := range [][2]string{
+		{RuleRetriesWithoutBound, fmt.Sprintf("more than %d requests answered by a failure in one run", StormFailures)},
+		{RuleExitZeroAfterFailure, "exit status 0 though no request got a complete reply"},
+		{RuleCompactionLoop, fmt.Sprintf("more than %d compaction requests in one run", LoopCompactions)},
+		{RuleIgnoresRetryAfter, "a request sooner after a 429 than its retry-after, on the server's clock"},
+		{RuleHangsAfterFailure, "killed at the time limit after no request for its last half"},
+	} {
+		fmt.Fprintf(&b, "- **%s**: %s.\n", r[0], r[1])
+	}
+	fmt.Fprintf(&b, "\nThe run took %.0f s.\n", m.Seconds)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// cellText is one cell of the table.
+func cellText(c Cell) string {
+	var parts []string
+	if len(c.Requests) > 0 {
+		parts = append(parts, "`"+Sequence(c.Requests)+"`")
+	}
+	end := fmt.Sprintf("exit %d", c.Exit)
+	if c.TimedOut {
+		end = "**timeout**"
+	}
+	if c.FinalEvent != "" {
+		end += ", " + strings.NewReplacer("|", "/", "`", "'").Replace(c.FinalEvent)
+	}
+	parts = append(parts, end, fmt.Sprintf("%d req, %.1f s", len(c.Requests), c.Seconds))
+	if c.Error != "" {
+		parts = append(parts, "error: "+strings.ReplaceAll(c.Error, "|", "/"))
+	}
+	for _, r := range c.Broken {
+		parts = append(parts, "**"+r+"**")
+	}
+	return strings.Join(parts, "<br>")
+}

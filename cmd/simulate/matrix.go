@@ -1,0 +1,159 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loopsim/loopsim/agents"
+	"github.com/loopsim/loopsim/scenarios"
+)
+
+func init() {
+	register(command{name: "matrix", summary: "run fault scenarios against each installed released agent and write the scenario-by-agent table (matrix.md, matrix.json)", run: runMatrix})
+}
+
+// matrixUsage is the matrix subcommand's help, before its flags.
+const matrixUsage = `usage: simulate matrix [--preset a,b,...] [-cmd NAME=PATH]... [-timeout D] [-parallel N] [-out DIR] [-title T] SCENARIO|DIR...
+
+Runs each scenario against each agent of the presets (all five by
+default; docs/agents.md), as simulate agent --preset does, skipping an
+agent whose binary is not on PATH (saying so), and writes DIR/matrix.md
+(scenario by agent: the request sequence, exit status and final event,
+requests, seconds) and DIR/matrix.json. A cell where the agent broke a
+rule a user would call wrong (retrying without bound, exit 0 after the
+session failed, compacting in a loop, ignoring a retry-after, hanging
+instead of exiting) is marked with the rule. Progress goes to stderr.
+
+Exit status: 0 when no rule was broken, 1 when one was, 2 on bad input.
+
+`
+
+func runMatrix(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	presets := fs.String("preset", strings.Join(agents.Names(), ","), "the agents, by preset name, comma-separated")
+	timeout := fs.Duration("timeout", 90*time.Second, "bound on one cell; the agent is killed when it expires")
+	parallel := fs.Int("parallel", 1, "how many cells run at once")
+	out := fs.String("out", ".", "the folder matrix.md and matrix.json are written to")
+	title := fs.String("title", "Released agents under faults", "the Markdown table's title")
+	bins := map[string]string{}
+	fs.Func("cmd", "`NAME=PATH`: run preset NAME's binary from PATH (repeatable)", func(v string) error {
+		name, path, ok := strings.Cut(v, "=")
+		if !ok || name == "" || path == "" {
+			return fmt.Errorf("want NAME=PATH, got %q", v)
+		}
+		bins[name] = path
+		return nil
+	})
+	fs.Usage = func() {
+		fmt.Fprint(stderr, matrixUsage)
+		fs.PrintDefaults()
+	}
+	paths, err := parseInterleaved(fs, args)
+	if err == flag.ErrHelp {
+		return exitPass
+	}
+	if err != nil {
+		return exitBadInput
+	}
+	entrants, ok := matrixEntrants(*presets, bins, stderr)
+	if !ok {
+		return exitBadInput
+	}
+	if len(paths) == 0 || *timeout <= 0 {
+		fmt.Fprintln(stderr, "matrix: name scenario files or directories, and a positive -timeout")
+		return exitBadInput
+	}
+	list, err := scenarios.Load(paths...)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitBadInput
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		fmt.Fprintf(stderr, "matrix: -out: %v\n", err)
+		return exitBadInput
+	}
+	ctx, stop := interruptContext()
+	defer stop()
+	m := agents.RunMatrix(ctx, list, entrants, agents.MatrixConfig{Timeout: *timeout, Parallel: *parallel,
+		Progress: func(done, total int, c agents.Cell) {
+			fmt.Fprintf(stderr, "[%d/%d] %s × %s: exit %d, %d requests, %.1f s%s\n", done, total, c.Agent, c.Scenario, c.Exit, len(c.Requests), c.Seconds, brokenNote(c))
+		}})
+	if err := writeMatrix(*out, *title, m); err != nil {
+		fmt.Fprintf(stderr, "matrix: %v\n", err)
+		return exitBadInput
+	}
+	fmt.Fprintf(stdout, "wrote %s and %s (%d cells, %.0f s)\n", filepath.Join(*out, "matrix.md"), filepath.Join(*out, "matrix.json"), len(m.Cells), m.Seconds)
+	if m.Broken() {
+		return exitFail
+	}
+	return exitPass
+}
+
+// matrixEntrants are the named presets with their binaries; an absent
+// one is reported on stderr and kept, marked absent.
+func matrixEntrants(names string, bins map[string]string, stderr io.Writer) ([]agents.Entrant, bool) {
+	var out []agents.Entrant
+	known := map[string]bool{}
+	for _, name := range strings.Split(names, ",") {
+		p, err := agents.Lookup(strings.TrimSpace(name))
+		if err != nil {
+			fmt.Fprintf(stderr, "matrix: --preset: %v\n", err)
+			return nil, false
+		}
+		known[p.Name] = true
+		e := agents.NewEntrant(p, bins[p.Name])
+		if e.Absent != "" {
+			fmt.Fprintf(stderr, "matrix: skipping %s: %s\n", p.Name, e.Absent)
+		}
+		out = append(out, e)
+	}
+	for name := range bins {
+		if !known[name] {
+			fmt.Fprintf(stderr, "matrix: -cmd %s: not a preset of this run\n", name)
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// brokenNote is a progress line's note of the rules a cell broke.
+func brokenNote(c agents.Cell) string {
+	note := ""
+	if c.TimedOut {
+		note += " (timeout)"
+	}
+	if c.Error != "" {
+		note += " (" + c.Error + ")"
+	}
+	if len(c.Broken) > 0 {
+		note += ": " + strings.Join(c.Broken, "; ")
+	}
+	return note
+}
+
+// writeMatrix writes matrix.md and matrix.json into dir.
+func writeMatrix(dir, title string, m *agents.Matrix) error {
+	f, err := os.Create(filepath.Join(dir, "matrix.md"))
+	if err != nil {
+		return err
+	}
+	if err := m.WriteMarkdown(f, title); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "matrix.json"), append(data, '\n'), 0o644)
+}
