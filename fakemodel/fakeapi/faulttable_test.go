@@ -163,7 +163,7 @@ func (p played) describe(s sample) string {
 	case p.rec.Answer == "empty":
 		b.WriteString("200, no content")
 	case p.rec.Answer == "malformed":
-		b.WriteString("200, a tool-use stop without a tool call")
+		b.WriteString("200, " + s.malformedAs)
 	default:
 		b.WriteString("200")
 	}

@@ -25,6 +25,7 @@ type sample struct {
 	end         string
 	streamNote  string
 	truncatedAs string // the API's words for a reply cut at its cap
+	malformedAs string // the API's words for a tool-use stop without a tool call
 }
 
 // samples holds a sample for every API of fakeapi.APIs(), by name. A new
@@ -38,6 +39,7 @@ var samples = map[string]sample{
 		end:         "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
 		streamNote:  "a failure after content blocks is an `error` event (`{\"type\":\"error\",\"error\":{...}}`) after them; a dropped connection ends the stream without `message_stop`",
 		truncatedAs: "`stop_reason: max_tokens`",
+		malformedAs: "`stop_reason: tool_use` without a `tool_use` block",
 	},
 	"chat": {
 		path:        "/v1/chat/completions",
@@ -46,6 +48,7 @@ var samples = map[string]sample{
 		end:         "data: [DONE]\n\n",
 		streamNote:  "the API has no error event: a failure after content blocks is a data line holding the API's error object (`{\"error\":{\"type\":\"server_error\",...}}`), which the OpenAI SDKs raise as an error, and no `[DONE]`; a dropped connection ends the stream without the chunk carrying `finish_reason` and `[DONE]`; a truncated tool call's arguments travel cut, as the malformed tool call",
 		truncatedAs: "`finish_reason: length`",
+		malformedAs: "`finish_reason: tool_calls` without `tool_calls`",
 	},
 	"gemini": {
 		path:        "/v1beta/models/gemini-test:streamGenerateContent?alt=sse",
@@ -55,6 +58,7 @@ var samples = map[string]sample{
 		end:         `"finishReason":"STOP","index":0}]}` + "\n\n",
 		streamNote:  "the API has no error event: a failure after content blocks is one more chunk holding the API's error object (`{\"error\":{\"code\":500,...,\"status\":\"INTERNAL\"}}`), which the genai SDKs return as an `APIError`; a dropped connection ends the stream without the chunk carrying `finishReason`; a malformed tool call is `finishReason: MALFORMED_FUNCTION_CALL`; streamed or not, a rate limit's retry-after is a `google.rpc.RetryInfo` detail of the error (`\"retryDelay\":\"1.500s\"`), not a header",
 		truncatedAs: "`finishReason: MAX_TOKENS`",
+		malformedAs: "`finishReason: MALFORMED_FUNCTION_CALL`",
 	},
 	"responses": {
 		path:        "/v1/responses",
@@ -63,6 +67,7 @@ var samples = map[string]sample{
 		end:         "\"type\":\"response.completed\"}\n\n",
 		streamNote:  "a failure after content items is a `response.failed` event after them (its `response.error.code` the failure's: `server_error` for a stream error, `server_is_overloaded`, ...), a tool call it cut left open; a prompt too long is sent in the stream the same way (`context_length_exceeded`), as Codex reads a context overflow only there; a dropped connection ends the stream without `response.completed`",
 		truncatedAs: "`status: incomplete`, `incomplete_details.reason: max_output_tokens`",
+		malformedAs: "a completed response without a `function_call` (the API has no stop reason to say more)",
 	},
 }
 
