@@ -87,7 +87,7 @@ func ValidateHistory(msgs []Message) error {
 			return bad("a message needs at least one content block")
 		}
 		for j, b := range m.Blocks {
-			if err := validateBlock(b); err != nil {
+			if err := validateBlock(&b); err != nil {
 				return bad("block %d: %v", j, err)
 			}
 			switch b.Type {

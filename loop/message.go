@@ -96,7 +96,8 @@ type Message struct {
 // Text returns the concatenated text of the message's text blocks.
 func (m Message) Text() string {
 	s := ""
-	for _, b := range m.Blocks {
+	for bi := range m.Blocks {
+		b := &m.Blocks[bi]
 		if b.Type == BlockText {
 			s += b.Text
 		}
@@ -107,7 +108,8 @@ func (m Message) Text() string {
 // ToolUses returns the message's tool_use blocks.
 func (m Message) ToolUses() []Block {
 	n := 0
-	for _, b := range m.Blocks {
+	for bi := range m.Blocks {
+		b := &m.Blocks[bi]
 		if b.Type == BlockToolUse {
 			n++
 		}
@@ -120,9 +122,10 @@ func (m Message) ToolUses() []Block {
 
 // appendToolUses appends the tool_use blocks of blocks to out.
 func appendToolUses(out, blocks []Block) []Block {
-	for _, b := range blocks {
+	for bi := range blocks {
+		b := &blocks[bi]
 		if b.Type == BlockToolUse {
-			out = append(out, b)
+			out = append(out, *b)
 		}
 	}
 	return out
@@ -130,7 +133,8 @@ func appendToolUses(out, blocks []Block) []Block {
 
 // IsToolResult reports whether the message carries tool_result blocks.
 func (m Message) IsToolResult() bool {
-	for _, b := range m.Blocks {
+	for bi := range m.Blocks {
+		b := &m.Blocks[bi]
 		if b.Type == BlockToolResult {
 			return true
 		}
@@ -171,7 +175,7 @@ func UserText(text string) Message {
 }
 
 // validateBlock checks the shape of one content block.
-func validateBlock(b Block) error {
+func validateBlock(b *Block) error {
 	if err := checkSize("tokens", b.Tokens); err != nil {
 		return err
 	}

@@ -126,7 +126,8 @@ func (u *uncleared) remember(msgs []Message, from int) {
 }
 
 func hasUnclearedResult(m *Message) bool {
-	for _, b := range m.Blocks {
+	for bi := range m.Blocks {
+		b := &m.Blocks[bi]
 		if b.Type == BlockToolResult && b.Text != ClearedToolResult {
 			return true
 		}

@@ -278,14 +278,16 @@ func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []B
 	r.stats.OutputTokens += resp.Usage.OutputTokens
 	ev := ResponseEvent{Purpose: req.Purpose, StopReason: resp.StopReason, Usage: resp.Usage, Blocks: len(blocks)}
 	n := 0
-	for _, b := range blocks {
+	for bi := range blocks {
+		b := &blocks[bi]
 		if b.Type == BlockToolUse {
 			n++
 		}
 	}
 	if n > 0 {
 		ev.ToolUses = r.idLists.cut(n)[:0]
-		for _, b := range blocks {
+		for bi := range blocks {
+			b := &blocks[bi]
 			if b.Type == BlockToolUse {
 				ev.ToolUses = append(ev.ToolUses, b.ID)
 			}
@@ -306,7 +308,8 @@ func (r *run) checkResponse(blocks []Block, resp Response) error {
 	default:
 		return fmt.Errorf("response stop_reason %q is not one of %s, %s, %s", resp.StopReason, StopEndTurn, StopToolUse, StopMaxTokens)
 	}
-	for i, b := range blocks {
+	for i := range blocks {
+		b := &blocks[i]
 		if err := validateBlock(b); err != nil {
 			return fmt.Errorf("response block %d: %w", i, err)
 		}

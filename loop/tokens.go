@@ -17,8 +17,9 @@ const blockOverhead = 3
 // Estimate implements [Estimator].
 func (CharEstimator) Estimate(m Message) int {
 	n := 0
-	for _, b := range m.Blocks {
-		n += blockTokens(b)
+	for bi := range m.Blocks {
+		b := &m.Blocks[bi]
+		n += blockTokens(*b)
 	}
 	if n == 0 {
 		n = 1

@@ -16,9 +16,10 @@ func applyToolResultBudget(msgs []Message, from, budget int) ([]Message, int) {
 	for i := from; i < len(msgs); i++ {
 		m := msgs[i]
 		total := 0
-		for _, b := range m.Blocks {
+		for bi := range m.Blocks {
+			b := &m.Blocks[bi]
 			if b.Type == BlockToolResult {
-				total += blockTokens(b)
+				total += blockTokens(*b)
 			}
 		}
 		if total <= budget {
