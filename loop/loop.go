@@ -57,7 +57,9 @@ func (r *run) loop(ctx context.Context, s State) *Result {
 		}
 
 		// 2.3 call the model
+		r.mainState = &s
 		out := r.callModel(ctx, &s, mfq)
+		r.mainState = nil
 		if out.terminal != nil {
 			return out.terminal
 		}

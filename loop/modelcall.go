@@ -11,9 +11,17 @@ type ModelCall struct {
 	Request Request
 	// Attempt is the attempt's number within its send (1 for the first).
 	Attempt int
+	// Retries, Overloads, Resends and ThinkingResends are the retry
+	// layer's counters within this send: back-off retries, overloaded
+	// responses in a row, invalid-request resends and thinking-only
+	// stream resends.
+	Retries, Overloads, Resends, ThinkingResends int
 	// Iteration is the state the current iteration started from, every
 	// guard's counter included.
 	Iteration State
+	// State is the state the iteration holds at a main request (after
+	// the pipeline's stages); zero for other requests.
+	State State
 	// Stats are the run's counters so far.
 	Stats Stats
 	// FellBack is set once the fallback model is in use.
@@ -28,12 +36,17 @@ type ModelCall struct {
 	JitterDraws int
 }
 
-// modelCall tells Config.OnModelCall about the attempt about to be sent.
-func (c *caller) modelCall(req Request, attempt int) {
+// modelCall tells Config.OnModelCall about the attempt about to be sent;
+// counts are the retry layer's counters (Retries to ThinkingResends).
+func (c *caller) modelCall(req Request, attempt int, counts [4]int) {
 	r := c.r
 	if r.cfg.OnModelCall == nil {
 		return
 	}
-	r.cfg.OnModelCall(ModelCall{Request: req, Attempt: attempt, Iteration: r.iterStart, Stats: r.stats,
-		FellBack: r.fellBack, MessagesMade: r.nextID, OutputTotal: r.outputTotal, JitterDraws: c.draws})
+	mc := ModelCall{Request: req, Attempt: attempt, Retries: counts[0], Overloads: counts[1], Resends: counts[2], ThinkingResends: counts[3],
+		Iteration: r.iterStart, Stats: r.stats, FellBack: r.fellBack, MessagesMade: r.nextID, OutputTotal: r.outputTotal, JitterDraws: c.draws}
+	if req.Purpose == PurposeMain && r.mainState != nil {
+		mc.State = *r.mainState
+	}
+	r.cfg.OnModelCall(mc)
 }

@@ -55,6 +55,7 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 	retries, overloads, resends, thinkingResends := 0, 0, 0, 0
 	c.cut = false
 	for attempt := 1; ; attempt++ {
+		c.modelCall(req, attempt, [4]int{retries, overloads, resends, thinkingResends})
 		blocks, resp, err := c.once(ctx, req, attempt)
 		if err == nil || ctx.Err() != nil {
 			return blocks, resp, err
@@ -247,7 +248,6 @@ func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []B
 	}
 	emit(r, RequestEvent{Purpose: req.Purpose, Model: req.Model, InputTokens: req.InputTokens, MaxTokens: req.MaxTokens,
 		Messages: len(req.Messages), Last: last, Attempt: attempt, NonStreaming: req.NonStreaming})
-	c.modelCall(req, attempt)
 	blocks, resp, err = c.stream(ctx, req)
 	if re := asRequestError(err); re != nil && re.Kind == KindStream {
 		blocks = finishedBlocks(blocks)

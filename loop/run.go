@@ -33,6 +33,9 @@ type run struct {
 	microcompacted bool
 	// microFrom is where the next microcompact pass may start.
 	microFrom uncleared
+	// mainState is the iteration's state while its main request is being
+	// sent (Config.OnModelCall).
+	mainState *State
 	// stuck is set when a seam ignored cancellation and was abandoned.
 	stuck *StuckError
 	// observerFailed is set once the Observer panicked; it is not called
