@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/loopsim/loopsim/agents"
 	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/fakemodel/fakeapi"
 	"github.com/loopsim/loopsim/fakemodel/wire"
@@ -36,8 +37,10 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	delay := fs.Duration("delay", 0, "wait this long before each streamed event (a slow stream)")
 	seed := fs.Uint64("seed", 1, "without a scenario: the seed of the workload episode")
 	model := fs.String("model", "claude-sonnet-4-5", "without a scenario: the model whose window the workload fills (a catalog name)")
+	preset := fs.String("preset", "", "also make a released agent's temporary home pointed at the server (a preset of docs/agents.md: "+strings.Join(agents.Names(), ", ")+"), print its variables and the command that runs it")
+	bin := fs.String("cmd", "", "with -preset: the path of the agent's binary (default: its name looked up on PATH)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: simulate serve [-addr HOST:PORT] [-records FILE] [-delay D] [SCENARIO]
+		fmt.Fprint(stderr, `usage: simulate serve [-addr HOST:PORT] [-records FILE] [-delay D] [-preset NAME [-cmd PATH]] [SCENARIO]
 
 Serves every model API loopsim speaks (the Anthropic Messages API, POST
 /v1/messages, and the others of docs/wire.md) on one local base URL and
@@ -47,6 +50,10 @@ interrupted (Ctrl-C). With a scenario file the answers are its script
 (or answers by purpose and model); without one they come from a seeded
 episode of the stochastic workload (fakemodel.DefaultWorkload). When
 stopped it prints the request sequence (M:text, C:text, M:529, ...).
+With -preset it also makes the agent's temporary home (its config file
+naming the server), prints the variables that select it (HOME=...) after
+the others, and on stderr the command that runs the agent there; the
+home is removed when the server stops.
 
 `)
 		fs.PrintDefaults()
@@ -62,6 +69,17 @@ stopped it prints the request sequence (M:text, C:text, M:529, ...).
 		fmt.Fprintln(stderr, "serve: at most one scenario file")
 		return exitBadInput
 	}
+	var p agents.Preset
+	var path string
+	if *preset != "" {
+		if p, err = agents.Lookup(*preset); err == nil {
+			path, err = p.Find(*bin)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "serve: -preset: %v\n", err)
+			return exitBadInput
+		}
+	}
 	srv, err := startServer(paths, wire.Options{Addr: *addr, EventDelay: *delay}, *seed, *model)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -69,6 +87,20 @@ stopped it prints the request sequence (M:text, C:text, M:529, ...).
 	}
 	for _, kv := range fakeapi.ClientEnv(srv.URL) {
 		fmt.Fprintln(stdout, kv)
+	}
+	if *preset != "" {
+		ws, err := p.Workspace(srv.URL)
+		if err != nil {
+			srv.Close()
+			fmt.Fprintf(stderr, "serve: %v\n", err)
+			return exitBadInput
+		}
+		defer ws.Cleanup()
+		for _, kv := range ws.Env {
+			fmt.Fprintln(stdout, kv)
+		}
+		fmt.Fprintf(stderr, "serve: run %s %s in %s with the variables above and %s set to the prompt:\n  cd %s && %s\n",
+			p.Name, p.Version, ws.Dir, agents.PromptVar, ws.Dir, p.Command(path))
 	}
 	fmt.Fprintf(stderr, "serve: %s at %s (set the variables above in the agent's environment; docs/wire.md gives each SDK's base-URL setting)\n",
 		strings.Join(apiNames(srv), ", "), srv.URL)
