@@ -1,0 +1,14 @@
+// Package otelexport turns loop traces into OpenTelemetry traces in the
+// form of the GenAI semantic conventions (docs/otel.md): one trace per
+// episode, an invoke_agent span for the run, a chat span per model
+// request (every attempt, compaction requests included, with purpose and
+// attempt as attributes), an execute_tool span per tool call, hooks,
+// transitions and the loop's other decisions as span events, and every
+// fault as a loopsim.fault event with its kind (error.type on the failed
+// span). The spans are made with the OpenTelemetry Go SDK; they are
+// written as OTLP JSON ([WriteOTLPJSON], what collectors' file receivers
+// read) or sent to an OTLP/HTTP endpoint ([Send]).
+//
+// Times are simulated (internal/simclock): the same trace gives the same
+// spans, IDs and file.
+package otelexport
