@@ -341,6 +341,14 @@ func TestClaudeCodeAutoCompact(t *testing.T) {
 		res, _ = ccRun(t, fixture{initial: history(976_999), script: []fakemodel.Step{textStep}}, "auto_compact", "false")
 		checkSeq(t, res, "M:text", loop.Completed)
 	})
+	t.Run("auto-compact off: a prompt-too-long is not compacted (observed: compact-off-ptl)", func(t *testing.T) {
+		res, model := ccRun(t, fixture{initial: history(100_000), script: []fakemodel.Step{ptl, summary, textStep}}, "auto_compact", "false")
+		checkSeq(t, res, "M:400", loop.PromptTooLong)
+		assert.Len(t, model.Requests, 1, "requests sent")
+		res, _ = ccRun(t, fixture{initial: history(100_000), script: []fakemodel.Step{ptl, summary, textStep}},
+			"auto_compact", "false", "reactive_compact_when_auto_off", "true")
+		checkSeq(t, res, "M:400 → C → reactive_compact_retry → M:text", loop.Completed)
+	})
 	t.Run("reactive-only models enforce no threshold and no blocking limit", func(t *testing.T) {
 		res, _ := ccRun(t, fixture{initial: history(990_000), script: []fakemodel.Step{ptl, summary, textStep}}, "reactive_only_models", "opus")
 		checkSeq(t, res, "M:400 → C → reactive_compact_retry → M:text", loop.Completed)

@@ -72,6 +72,12 @@ type Policy struct {
 	MaxAutoCompactFailures int `json:"max_auto_compact_failures" range:"1,1000"`
 	// ReactiveCompact switches reactive compaction on.
 	ReactiveCompact bool `json:"reactive_compact"`
+	// ReactiveCompactWhenAutoOff: with AutoCompact switched off, reactive
+	// compaction still runs after a prompt-too-long or media error (the
+	// seed). False switches it off with auto-compact (claude-code, as
+	// observed with DISABLE_AUTO_COMPACT=1: no compaction request is made
+	// and the overflow ends the run).
+	ReactiveCompactWhenAutoOff bool `json:"reactive_compact_when_auto_off"`
 	// MaxReactiveCompactsInRow is how many reactive compactions may run
 	// before a reset (the seed's hasAttemptedReactiveCompact allows one).
 	MaxReactiveCompactsInRow int `json:"max_reactive_compacts_in_row" range:"1,100"`
@@ -402,6 +408,12 @@ func (p Policy) MaxTokens(m ModelInfo) int {
 // reactiveOnly reports whether model runs without threshold or blocking
 // limit.
 func (p Policy) reactiveOnly(model string) bool { return contains(p.ReactiveOnlyModels, model) }
+
+// reactiveCompactActive is reactive compaction as it acts: off when the
+// user switched auto-compact off and the policy ties the two.
+func (p Policy) reactiveCompactActive() bool {
+	return p.ReactiveCompact && (p.AutoCompact || p.ReactiveCompactWhenAutoOff)
+}
 
 // autoCompactActive is auto-compact as it acts: off while collapse is on.
 func (p Policy) autoCompactActive() bool { return p.AutoCompact && !p.ContextCollapse }

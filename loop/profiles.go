@@ -29,6 +29,7 @@ func Seed() Policy {
 		AutoCompact:                 true,
 		MaxAutoCompactFailures:      3,
 		ReactiveCompact:             true,
+		ReactiveCompactWhenAutoOff:  true,
 		MaxReactiveCompactsInRow:    1,
 		ReactiveOwnsOverflow:        true,
 		RapidRefillTrip:             3,
@@ -75,6 +76,9 @@ func ClaudeCode() Policy {
 	// auto-compaction keeps the newest round verbatim
 	p.MinExchangesToCompact = 3
 	p.MinExchangesToReactiveCompact = 2
+	// observed (compact-off-ptl): with auto-compact off a prompt-too-long
+	// is not compacted at all
+	p.ReactiveCompactWhenAutoOff = false
 	p.PreserveTailExchanges = 1
 	// a reactive compaction keeps about half the rounds (kept after 2, 3,
 	// 4, 5, 6, 8, 9, 11 rounds: 1, 2, 3, 3, 4, 5, 5, 6)

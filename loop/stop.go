@@ -45,7 +45,7 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 	// 2. reactive compact; without it, or when it fails, the overflow
 	// ends the run
 	if overflow {
-		if p.ReactiveCompact && s.reactiveAttempts() < p.MaxReactiveCompactsInRow && len(Exchanges(mfq)) >= p.MinExchangesToReactiveCompact {
+		if p.reactiveCompactActive() && s.reactiveAttempts() < p.MaxReactiveCompactsInRow && len(Exchanges(mfq)) >= p.MinExchangesToReactiveCompact {
 			if n, compacted := r.reactiveCompact(ctx, &s, mfq); compacted {
 				return n, nil
 			}

@@ -252,7 +252,7 @@ func overflow(p loop.Policy, env RefEnv, s RefState, h Happened) (Decision, RefS
 	if !media && p.ContextCollapse && s.Last != loop.CollapseDrainRetry && h.DrainCommits {
 		return next(s, loop.CollapseDrainRetry)
 	}
-	if p.ReactiveCompact && s.ReactiveCompacts < p.MaxReactiveCompactsInRow && env.Compactable && h.CompactOK {
+	if p.ReactiveCompact && (p.AutoCompact || p.ReactiveCompactWhenAutoOff) && s.ReactiveCompacts < p.MaxReactiveCompactsInRow && env.Compactable && h.CompactOK {
 		return next(s, loop.ReactiveCompactRetry)
 	}
 	if media {

@@ -107,6 +107,7 @@ func PolicyGen(base loop.Policy) *rapid.Generator[loop.Policy] {
 		flip(&p.AutoCompact, "auto_compact")
 		num(&p.MaxAutoCompactFailures, "max_auto_compact_failures", 1, 4)
 		flip(&p.ReactiveCompact, "reactive_compact")
+		flip(&p.ReactiveCompactWhenAutoOff, "reactive_compact_when_auto_off")
 		num(&p.MaxReactiveCompactsInRow, "max_reactive_compacts_in_row", 1, 3)
 		flip(&p.ReactiveOwnsOverflow, "reactive_owns_overflow")
 		num(&p.MinExchangesToCompact, "min_exchanges_to_compact", 0, 3)
