@@ -77,12 +77,12 @@ func BenchmarkExhaustive(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			env := environments(p)[0]
-			letters, forever := Alphabet(p, env.c.Primary)
+			env := Environments(p)[0]
+			letters, forever := Alphabet(p, env.Case.Primary)
 			var runs int
 			var scripts int64
 			for b.Loop() {
-				stats, err := Explore(env.c, letters, forever, 3, func(_ Case, r Run) bool {
+				stats, err := Explore(env.Case, letters, forever, 3, func(_ Case, r Run) bool {
 					_ = Check(r)
 					return true
 				})

@@ -109,18 +109,19 @@ func (c Case) Limit() int {
 // The error is a configuration the loop rejects or a harness fault (a
 // script step the fake cannot play), never a violation.
 func (c Case) Execute() (Run, error) {
-	r, _, err := c.execute()
+	r, _, err := c.execute(nil)
 	return r, err
 }
 
 // execute is Execute that also reports whether the run asked the model
 // for more than the script holds. A run that did not is the run of every
 // longer script with the same prefix: the exhaustive explorer's
-// reduction.
-func (c Case) execute() (Run, bool, error) {
+// reduction. A probe, if given, watches the run and takes the digest of
+// the state at the call that found the script empty.
+func (c Case) execute(probe *stateProbe) (Run, bool, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	model := &watchedModel{Model: fakemodel.Model{Script: c.Script, Window: c.Primary.ContextWindow, Cancel: cancel}}
+	model := &watchedModel{Model: fakemodel.Model{Script: c.Script, Window: c.Primary.ContextWindow, Cancel: cancel}, probe: probe}
 	cfg := loop.Config{
 		Policy:         c.Policy,
 		Model:          model,
@@ -142,6 +143,12 @@ func (c Case) execute() (Run, bool, error) {
 	if c.Summaries != nil {
 		cfg.Summarizer = &fakemodel.Summarizer{Outcomes: c.Summaries}
 	}
+	if probe != nil {
+		cfg.Observer, cfg.OnModelCall = probe.observe, probe.modelCall
+		probe.hooks, _ = cfg.StopHooks.(*fakemodel.StopHooks)
+		probe.fails, _ = cfg.StopFailureHooks.(*fakemodel.StopFailureHooks)
+		probe.compact, _ = cfg.Compactor.(*fakemodel.Compactor)
+	}
 	res, err := loop.Run(ctx, cfg, c.Initial)
 	if err != nil {
 		return Run{}, false, fmt.Errorf("execute case: %w", err)
@@ -157,9 +164,11 @@ func (c Case) execute() (Run, bool, error) {
 }
 
 // watchedModel is a fakemodel.Model that remembers whether the script
-// ran out and whether a step could not be played.
+// ran out and whether a step could not be played; with a probe, it has
+// the probe take the state's digest when the script runs out.
 type watchedModel struct {
 	fakemodel.Model
+	probe     *stateProbe
 	mu        sync.Mutex
 	exhausted bool
 	bad       error
@@ -173,6 +182,9 @@ func (m *watchedModel) Stream(ctx context.Context, req loop.Request, yield func(
 	switch {
 	case errors.As(err, &ex):
 		m.mu.Lock()
+		if !m.exhausted && m.probe != nil {
+			m.probe.take()
+		}
 		m.exhausted = true
 		m.mu.Unlock()
 	case errors.As(err, &se):

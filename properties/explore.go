@@ -66,6 +66,8 @@ type ExploreStats struct {
 	// for: a run that never asked for more than its script holds is the
 	// run of every longer script with that prefix.
 	Scripts int64
+	// Levels are the figures of each script length, from 0 up.
+	Levels []LevelStats
 }
 
 // Explore runs every script of at most depth letters over letters (any
@@ -105,11 +107,19 @@ type explorer struct {
 func (e *explorer) walk(script []fakemodel.Step) (bool, error) {
 	c := e.base
 	c.Script = script
-	r, exhausted, err := c.execute()
+	r, exhausted, err := c.execute(nil)
 	if err != nil {
 		return false, fmt.Errorf("explore %v: %w", stepNames(script), err)
 	}
 	e.stats.Runs++
+	for len(e.stats.Levels) <= len(script) {
+		e.stats.Levels = append(e.stats.Levels, LevelStats{Length: len(e.stats.Levels)})
+	}
+	lv := &e.stats.Levels[len(script)]
+	lv.Runs++
+	if exhausted {
+		lv.RanOut++
+	}
 	if !e.visit(c, r) {
 		return false, nil
 	}

@@ -41,19 +41,6 @@ func TestRegressionAutoCompactBoundaryRecorded(t *testing.T) {
 	assert.Empty(t, vs, "the auto-compact boundary leaves the history unrecorded")
 }
 
-// historyOf is a starting history of n text exchanges after the first
-// user message.
-func historyOf(n int) []loop.Message {
-	msgs := []loop.Message{{ID: "h0", Role: loop.RoleUser, Blocks: []loop.Block{{Type: loop.BlockText, Text: "the task"}}}}
-	for i := 1; i <= n; i++ {
-		id := "h" + itoa(i)
-		msgs = append(msgs,
-			loop.Message{ID: id + "a", Role: loop.RoleAssistant, Blocks: []loop.Block{{Type: loop.BlockText, Text: "an answer"}}},
-			loop.Message{ID: id + "u", Role: loop.RoleUser, Blocks: []loop.Block{{Type: loop.BlockText, Text: "go on"}}})
-	}
-	return msgs
-}
-
 // TestRegressionConcurrentAbortDeterministic: a tool that aborts inside
 // a group of concurrency-safe calls made the trace depend on scheduling.
 // Input: one reply with tool uses Bash and three Reads, all

@@ -1,0 +1,220 @@
+package properties
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/loopsim/loopsim/fakemodel"
+)
+
+// LevelStats is what an exploration did with the scripts of one length.
+type LevelStats struct {
+	// Length is the scripts' length.
+	Length int `json:"length"`
+	// Runs counts the scripts of this length that were run.
+	Runs int `json:"runs"`
+	// RanOut counts the runs that asked for a step past their script:
+	// only they have extensions worth running.
+	RanOut int `json:"ran_out"`
+	// States counts the distinct states the runs that ran out reached (at
+	// the call that found the script empty) and that no shorter script
+	// had reached; zero for an exploration that does not merge.
+	States int `json:"states,omitempty"`
+	// Merged counts the runs that ran out into a state already explored:
+	// their extensions were not run.
+	Merged int `json:"merged,omitempty"`
+}
+
+// ExploreOptions tune [ExploreStates].
+type ExploreOptions struct {
+	// Workers is how many runs go at once; zero means GOMAXPROCS.
+	Workers int
+	// Level, if set, is told each length's figures once it is done.
+	Level func(LevelStats)
+}
+
+// ExploreStates is [Explore] as a model checker: it runs the scripts
+// breadth first, length by length, takes the digest of the state each
+// run reached when its script ran out (at the model call that asked for
+// the step past the script), and extends only the runs whose state no
+// shorter or equal-length script had reached. visit is called once per
+// run, in a fixed order (length, then the order of the alphabet), from
+// one goroutine; it returns false to stop.
+//
+// Why merging is sound. The loop, its pipeline and the fakes are
+// deterministic: what a run does from a model call on is a function of
+// the state at that call and of the steps still to come. So two scripts
+// whose runs ran out into equal states behave identically under every
+// extension t: the runs of s1+t and s2+t are, from that call on, event
+// for event the same. With breadth-first order every state is first
+// reached by a shortest script, so it is explored with the largest
+// remaining budget (depth - length) any script gives it, and skipping a
+// later script that reaches it loses no behaviour within the depth.
+//
+// The digest is therefore taken over everything that can influence the
+// future, as the loop exposes it (Config.OnModelCall and the Observer):
+//   - the request being sent, with every message in full (IDs, blocks,
+//     sizes, usage), its model, output cap, streaming mode and attempt;
+//   - the loop's State at the start of the current iteration with every
+//     guard's counter (recovery, reactive-compact, stop-hook,
+//     malformed and empty-reply counts, escalation flag, budget tracker,
+//     auto-compact tracking, staged collapses) and its history in full;
+//   - the events of the current iteration so far, which fix what the
+//     iteration decided before this call (the pipeline's stages, the
+//     retry layer's attempts, retries, overload count and mode);
+//   - the run's counters (Stats), the fallback flag, the number of
+//     messages made (the next generated ID), the main replies' output
+//     total, and the number of draws from the seeded jitter stream (its
+//     position);
+//   - the fakes' cursors: the stop hooks', stop-failure hooks' and
+//     compactor's calls so far (the tools are stateless; the model's
+//     cursor is the script's length, the same for every script merged at
+//     one length);
+//   - for the invariants, which read the whole trace, the transitions
+//     since the last next_turn: what their stretch counters remember.
+//
+// The digest is conservative (it holds things the future may not need,
+// such as the retry delays so far); that costs merges, not soundness. A
+// case with a tool-use summarizer is refused: its pending summary is not
+// exposed.
+func ExploreStates(base Case, letters, forever []Letter, depth int, opts ExploreOptions, visit func(Case, Run) bool) (ExploreStats, error) {
+	if depth < 0 {
+		return ExploreStats{}, fmt.Errorf("explore states: depth %d is negative", depth)
+	}
+	if len(letters) == 0 {
+		return ExploreStats{}, fmt.Errorf("explore states: the alphabet has no letters")
+	}
+	if base.Summaries != nil {
+		return ExploreStats{}, fmt.Errorf("explore states: the case has a tool-use summarizer, whose pending summary the state digest cannot see")
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	e := explorer{base: base, letters: letters, forever: forever, depth: depth}
+	stats := ExploreStats{Depth: depth}
+	seen := map[stateDigest]bool{}
+	frontier := [][]fakemodel.Step{nil}
+	for length := 0; length <= depth && len(frontier) > 0; length++ {
+		var scripts [][]fakemodel.Step
+		if length == 0 {
+			scripts = frontier
+		} else {
+			for _, f := range frontier {
+				for _, group := range [][]Letter{letters, forever} {
+					for _, l := range group {
+						scripts = append(scripts, append(f[:len(f):len(f)], l.Step))
+					}
+				}
+			}
+		}
+		level := LevelStats{Length: length}
+		var next [][]fakemodel.Step
+		stop := false
+		err := runBatches(base, scripts, workers, func(script []fakemodel.Step, o outcome) bool {
+			stats.Runs++
+			level.Runs++
+			if !visit(o.c, o.run) {
+				stop = true
+				return false
+			}
+			last := length > 0 && script[length-1].Repeat == fakemodel.Forever
+			if !o.ranOut || last {
+				stats.Scripts += e.continuations(length, last)
+				return true
+			}
+			level.RanOut++
+			if o.mergeable && seen[o.digest] {
+				level.Merged++
+				stats.Scripts += e.continuations(length, false)
+				return true
+			}
+			if o.mergeable {
+				seen[o.digest] = true
+			}
+			level.States++
+			if length == depth {
+				stats.Scripts++
+				return true
+			}
+			stats.Scripts++
+			next = append(next, script)
+			return true
+		})
+		stats.Levels = append(stats.Levels, level)
+		if opts.Level != nil {
+			opts.Level(level)
+		}
+		if err != nil || stop {
+			return stats, err
+		}
+		frontier = next
+	}
+	return stats, nil
+}
+
+// outcome is one probed run.
+type outcome struct {
+	c      Case
+	run    Run
+	ranOut bool
+	// mergeable: digest holds the state (see stateProbe.take).
+	mergeable bool
+	digest    stateDigest
+}
+
+// batchSize bounds how many finished runs (with their traces) wait to be
+// visited.
+const batchSize = 256
+
+// runBatches runs the scripts on base, workers at a time, and hands each
+// outcome to use in the scripts' order; use returns false to stop.
+func runBatches(base Case, scripts [][]fakemodel.Step, workers int, use func([]fakemodel.Step, outcome) bool) error {
+	for from := 0; from < len(scripts); from += batchSize {
+		batch := scripts[from:min(from+batchSize, len(scripts))]
+		outs := make([]outcome, len(batch))
+		errs := make([]error, len(batch))
+		var wg sync.WaitGroup
+		jobs := make(chan int)
+		for range min(workers, len(batch)) {
+			wg.Go(func() {
+				for i := range jobs {
+					outs[i], errs[i] = probeRun(base, batch[i])
+				}
+			})
+		}
+		for i := range batch {
+			jobs <- i
+		}
+		close(jobs)
+		wg.Wait()
+		for i, script := range batch {
+			if errs[i] != nil {
+				return errs[i]
+			}
+			if !use(script, outs[i]) {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// probeRun runs one script with a state probe.
+func probeRun(base Case, script []fakemodel.Step) (outcome, error) {
+	c := base
+	c.Script = script
+	var p stateProbe
+	r, ranOut, err := c.execute(&p)
+	if err != nil {
+		return outcome{}, fmt.Errorf("explore %v: %w", stepNames(script), err)
+	}
+	if p.err != nil {
+		return outcome{}, fmt.Errorf("explore %v: %w", stepNames(script), p.err)
+	}
+	if ranOut && !p.taken {
+		return outcome{}, fmt.Errorf("explore %v: the script ran out but no state digest was taken", stepNames(script))
+	}
+	return outcome{c: c, run: r, ranOut: ranOut, mergeable: p.mergeable, digest: p.digest}, nil
+}
