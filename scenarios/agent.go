@@ -204,20 +204,11 @@ func RunAgent(ctx context.Context, s *Scenario, a Agent) (*AgentOutcome, error) 
 	cmd := exec.CommandContext(rctx, "sh", "-c", a.Command)
 	cmd.Env = append(a.environ(srv.URL, s.Name, s.prompt()), ws.Env...)
 	cmd.Dir = ws.Dir
-	// Output goes to files, not pipes: Wait returns when the command
-	// exits, even if something it started still holds its output open.
-	stdout, err := os.CreateTemp("", "loopsim-agent-stdout-")
+	stdout, stderr, removeOutput, err := outputFiles()
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
-	defer os.Remove(stdout.Name())
-	defer stdout.Close()
-	stderr, err := os.CreateTemp("", "loopsim-agent-stderr-")
-	if err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
-	}
-	defer os.Remove(stderr.Name())
-	defer stderr.Close()
+	defer removeOutput()
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	group.prepare(cmd)
 
@@ -237,25 +228,56 @@ func RunAgent(ctx context.Context, s *Scenario, a Agent) (*AgentOutcome, error) 
 	if out.LastOutput == "" {
 		out.LastOutput = lastLine(out.Stderr)
 	}
-	switch {
-	case rctx.Err() != nil && ctx.Err() == nil:
-		return out, &AgentError{Scenario: s.Name, Outcome: out,
-			Msg: fmt.Sprintf("did not finish within %s (%d requests); its process group was killed", timeout, len(out.Records))}
-	case ctx.Err() != nil:
-		return out, &AgentError{Scenario: s.Name, Outcome: out, Msg: "interrupted: " + ctx.Err().Error()}
-	case len(out.Records) == 0:
-		return out, &AgentError{Scenario: s.Name, Outcome: out,
-			Msg: fmt.Sprintf("exited %d without calling the server (last output: %q)", out.Exit, out.LastOutput)}
-	}
-	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) {
-		return out, &AgentError{Scenario: s.Name, Outcome: out, Msg: waitErr.Error()}
+	if why, ok := unjudged(ctx, rctx, out, timeout, waitErr); ok {
+		return out, &AgentError{Scenario: s.Name, Outcome: out, Msg: why}
 	}
 	out.Want, out.Got = s.wantAgent(out.Records), s.observeAgent(out, stdoutText)
 	if !model.Done() {
 		out.Got.Harness = append(out.Got.Harness, fmt.Sprintf("the script was not used up: the agent stopped after %d requests", len(out.Records)))
 	}
 	return out, nil
+}
+
+// outputFiles are temporary files for the command's standard output and
+// error, and the function that closes and removes them. Output goes to
+// files, not pipes: Wait returns when the command exits, even if
+// something it started still holds its output open.
+func outputFiles() (stdout, stderr *os.File, remove func(), err error) {
+	stdout, err = os.CreateTemp("", "loopsim-agent-stdout-")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stderr, err = os.CreateTemp("", "loopsim-agent-stderr-")
+	if err != nil {
+		stdout.Close()
+		os.Remove(stdout.Name())
+		return nil, nil, nil, err
+	}
+	return stdout, stderr, func() {
+		stderr.Close()
+		os.Remove(stderr.Name())
+		stdout.Close()
+		os.Remove(stdout.Name())
+	}, nil
+}
+
+// unjudged says why a finished run cannot be judged, if it cannot: it
+// timed out (rctx) or was interrupted (ctx), never called the server, or
+// its command failed other than by exiting.
+func unjudged(ctx, rctx context.Context, out *AgentOutcome, timeout time.Duration, waitErr error) (string, bool) {
+	switch {
+	case rctx.Err() != nil && ctx.Err() == nil:
+		return fmt.Sprintf("did not finish within %s (%d requests); its process group was killed", timeout, len(out.Records)), true
+	case ctx.Err() != nil:
+		return "interrupted: " + ctx.Err().Error(), true
+	case len(out.Records) == 0:
+		return fmt.Sprintf("exited %d without calling the server (last output: %q)", out.Exit, out.LastOutput), true
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		return waitErr.Error(), true
+	}
+	return "", false
 }
 
 // wantAgent is expect.wire for a foreign agent whose requests are recs.
