@@ -66,6 +66,7 @@ func (a testAgent) run(ctx context.Context, s Session) error {
 			if a.breaks != "bounded-compaction" {
 				lastInput = 0 // the broken agent forgets to: it compacts again and again
 			}
+			compacted = true
 			continue
 		}
 		if a.breaks == "session-ends" && turn == 1 {
