@@ -121,7 +121,7 @@ func (e *emitter) event(i int, ev loop.Event) {
 	switch x := ev.(type) {
 	case loop.IterationStart:
 		e.iter = x.Iteration
-		e.note(i, EventIteration, attribute.Int(AttrIteration, x.Iteration), attribute.Int(AttrTurn, x.Turn), attribute.Int(AttrMessages, x.Messages))
+		e.note(i, EventIteration, attribute.Int(AttrIteration, x.Iteration), attribute.Int(AttrTurn, x.Turn), attribute.Int(AttrHistory, x.Messages))
 	case loop.Stage:
 		e.note(i, EventStage, attribute.String(AttrStage, string(x.Stage)), attribute.Int(AttrTokensBefore, x.TokensBefore), attribute.Int(AttrTokensAfter, x.TokensAfter))
 		if x.Error != "" {
@@ -194,7 +194,7 @@ func (e *emitter) event(i int, ev loop.Event) {
 	case loop.Fallback:
 		e.note(i, EventFallback, attribute.String(AttrFrom, x.From), attribute.String(AttrTo, x.To), attribute.String(AttrDropped, x.Dropped))
 	case loop.Withheld:
-		e.note(i, EventWithheld, attribute.String(AttrFaultKind, string(x.Kind)), attribute.String(AttrMessage, x.Message))
+		e.note(i, EventWithheld, attribute.String(AttrWithheldKind, string(x.Kind)), attribute.String(AttrMessage, x.Message))
 	case loop.ErrorEmitted:
 		e.note(i, EventErrorShown, attribute.String(AttrMessage, x.Message))
 	case loop.Notice:

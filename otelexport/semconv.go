@@ -74,6 +74,8 @@ const (
 	AttrFrom            = "loopsim.fallback.from"
 	AttrTo              = "loopsim.fallback.to"
 	AttrTurn            = "loopsim.turn"
+	AttrHistory         = "loopsim.history.messages"
+	AttrWithheldKind    = "loopsim.withheld.kind"
 
 	// EventFault is an injected fault: a failed request, a tool error, a
 	// stop hook that failed, a stage or compaction that failed.

@@ -32,12 +32,15 @@ type runOptions struct {
 	json    bool
 	filter  *regexp.Regexp
 	skipped bool
+	// export keeps each run's trace for -otlp, -otlp-endpoint, -timeline.
+	export *exportFlags
 }
 
 func runScenarios(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var opt runOptions
+	opt := runOptions{export: &exportFlags{}}
+	opt.export.register(fs)
 	fs.BoolVar(&opt.verbose, "v", false, "print each run's trace")
 	fs.BoolVar(&opt.json, "json", false, "print one JSON object a scenario (JSON Lines); with -v it carries the trace")
 	pattern := fs.String("run", "", "run only the scenarios whose name matches this regular expression")
@@ -99,6 +102,10 @@ func runScenarios(args []string, stdout, stderr io.Writer) int {
 		}
 		status = max(status, st)
 	}
+	if err := opt.export.write(context.Background()); err != nil {
+		fmt.Fprintf(stderr, "run: %v\n", err)
+		return exitBadInput
+	}
 	if !opt.json {
 		line := fmt.Sprintf("%d passed, %d failed, %d skipped", tally.passed, tally.failed, tally.skipped)
 		if notLoaded > 0 {
@@ -110,12 +117,14 @@ func runScenarios(args []string, stdout, stderr io.Writer) int {
 }
 
 // runUsage is the run subcommand's help, before its flags.
-const runUsage = `usage: simulate run [-v] [--json] [-run REGEXP] [-skipped] [FILE|DIR]...
+const runUsage = `usage: simulate run [-v] [--json] [-run REGEXP] [-skipped] [-otlp FILE] [-otlp-endpoint URL] [-timeline FILE] [FILE|DIR]...
 
 Runs scenario files (a directory stands for the .yaml files in it; with no
 argument, the built-in library) and prints one verdict line each: PASS,
 FAIL with a diff (-want +got), or SKIP with its reason. The format is
-documented in scenarios/README.md.
+documented in scenarios/README.md. -otlp, -otlp-endpoint and -timeline
+also write every run's trace as OpenTelemetry spans or a Perfetto
+timeline (docs/otel.md).
 
 Exit status: 0 when every scenario run passed, 1 when an expectation
 failed, 2 when a file did not load (the loader's message names
@@ -190,6 +199,7 @@ func runOne(ctx context.Context, s *scenarios.Scenario, opt runOptions, w io.Wri
 			status = exitBadInput
 			break
 		}
+		opt.export.add(s.Name, out.Result.Trace)
 		v.Terminal, v.Halted, v.Transitions = out.Result.Terminal, out.Result.Halted, out.Got.Transitions
 		for _, x := range out.Violations {
 			v.Violations = append(v.Violations, x.Error())

@@ -63,6 +63,8 @@ type simOptions struct {
 	shardEnv    string
 	shards      int
 	pareto      string
+	// export writes the replayed episode for -otlp, -otlp-endpoint, -timeline.
+	export exportFlags
 }
 
 // listFlag is a flag that may be given several times.
@@ -97,6 +99,7 @@ func simFlags(stderr io.Writer) (*flag.FlagSet, *simOptions) {
 	fs.StringVar(&o.replay, "replay", "", "replay the episode with this `seed` (printed beside each violation) under the first profile\nand the -set overrides, print its trace, and check it")
 	fs.BoolVar(&o.json, "json", false, "print the summary as JSON on stdout (what metrics.json holds; the one-line-per-setting table goes to stderr);\nwith -replay: the trace as JSON Lines")
 	fs.StringVar(&o.pareto, "pareto", sim.DefaultParetoAxes.String(), "the Pareto view's axes `x,y`, both minimised: failure_rate or a metric's mean per episode\n(tokens, cost_usd, wasted_tokens, requests, ...: the names of metrics.csv)")
+	o.export.register(fs)
 	fs.BoolVar(&o.fields, "fields", false, "list the fields -set and -sweep accept, and exit")
 	fs.BoolVar(&o.plots, "plots", true, "draw the plots (false: only the summary and the metrics)")
 	fs.StringVar(&o.record, "record", "", "also write a record of the run to this `file` (Parquet: every episode by seed, the settings,\nthe build, the scenario library's behaviour), for simulate compare")
@@ -245,6 +248,9 @@ func (o *simOptions) plan() (*simPlan, error) {
 	}
 	if p.settings, err = sim.Grid(p.bases, p.sweeps); err != nil {
 		return nil, fmt.Errorf("-sweep: %w", err)
+	}
+	if o.replay == "" && o.export.wanted() {
+		return nil, errors.New("-otlp, -otlp-endpoint and -timeline write one episode's trace: give -replay SEED (or use simulate run)")
 	}
 	if o.replay != "" && len(p.sweeps) > 0 {
 		return nil, errors.New("-replay replays one setting: give its values with -set, not -sweep")
@@ -593,6 +599,11 @@ func replayEpisode(p *simPlan, o *simOptions, stdout, stderr io.Writer) int {
 		err = loop.WriteReadable(stdout, res.Trace)
 	}
 	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return simExitFailed
+	}
+	o.export.add(fmt.Sprintf("%s seed %#x", s.Name, seed), res.Trace)
+	if err := o.export.write(context.Background()); err != nil {
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return simExitFailed
 	}
