@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/properties"
+	"github.com/loopsim/loopsim/scenarios"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// explore prints a line per script length to stderr and the table to
+// stdout, and exits 0 when nothing unexplained broke.
+func TestExploreSmallDepth(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := dispatch([]string{"explore", "-profile", "seed", "-depth", "2", "-env", "plain"}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	assert.Contains(t, stderr.String(), "explore seed/plain: length 2:")
+	assert.Contains(t, stdout.String(), "length  scripts run  ran out  distinct states  merged")
+	assert.Contains(t, stdout.String(), "stand for all 463 scripts of at most 2 steps", "1 + (20+2) + (20*20+20*2): the space of depth 2")
+}
+
+// Bad flags exit 2 with a message naming the flag.
+func TestExploreRefusesBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-depth", "9"}, {"-depth", "-1"}, {"-profile", "nope"}, {"-env", "cold"}, {"-workers", "0"}, {"extra"},
+	} {
+		var stdout, stderr bytes.Buffer
+		assert.Equal(t, exitBadInput, dispatch(append([]string{"explore"}, args...), &stdout, &stderr), "%v", args)
+		assert.NotEmpty(t, stderr.String(), "%v", args)
+	}
+}
+
+// A violation is shrunk and printed as a scenario file that loads, and
+// explore exits 3. The case runs claude-code allowing four output-token
+// recoveries, checked against a claim of two.
+func TestExploreReportsAShrunkScenario(t *testing.T) {
+	claimed := loop.ClaudeCode()
+	claimed.MaxOutputRecoveries = 2
+	env := properties.Environments(claimed)[0]
+	letters, _ := properties.Alphabet(claimed, env.Case.Primary)
+	c := env.Case
+	c.Policy.MaxOutputRecoveries = 4
+	check := func(r properties.Run) []properties.Violation {
+		r.Policy = claimed
+		return unexplained(r)
+	}
+	truncated := fakemodel.Step{Kind: fakemodel.Truncated, Text: "long"}
+	c.Script = []fakemodel.Step{{ToolUses: []fakemodel.ToolUse{{Name: "Read"}}}, truncated, truncated, truncated, truncated}
+	r, err := c.Execute()
+	require.NoError(t, err)
+	vs := check(r)
+	require.NotEmpty(t, vs, "the case breaks an invariant")
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 3, reportViolation("claude-code/plain", c, vs[0], letters, check, &stdout, &stderr))
+	s, err := scenarios.Parse("explore.yaml", stdout.Bytes())
+	require.NoError(t, err, stdout.String())
+	assert.NotNil(t, s)
+	assert.NotContains(t, stdout.String(), "tool_uses", "the tool step is not needed and is shrunk away")
+	assert.Equal(t, 3, strings.Count(stdout.String(), `{"kind":"truncated","text":"long"}`), "three truncations reach the third recovery")
+}
