@@ -29,19 +29,9 @@ func parseError(why string) *wire.Rejection {
 // Decode reads a request body for rt as the API reads it and checks it
 // by the API's rules (see the package documentation).
 func (API) Decode(rt wire.Route, body []byte, opts wire.DecodeOptions) (*wire.Decoded, error) {
-	if !utf8.Valid(body) {
-		return nil, parseError("the body is not valid UTF-8")
-	}
-	var top object
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&top); err != nil {
-		return nil, parseError(fmt.Sprintf("not a JSON object: %v", err))
-	}
-	if dec.More() {
-		return nil, parseError("data after the top-level object")
-	}
-	if top == nil {
-		return nil, parseError("not a JSON object: null")
+	top, rej := parseTop(body)
+	if rej != nil {
+		return nil, rej
 	}
 	d := &wire.Decoded{Extra: extra{compact: rt.Endpoint == wire.EndpointCompact}}
 	model, hasModel, rej := top.str("", "model")
@@ -84,15 +74,8 @@ func (API) Decode(rt wire.Route, body []byte, opts wire.DecodeOptions) (*wire.De
 	if rt.Endpoint != wire.EndpointCompact {
 		d.Request.Purpose = PurposeOf(conv.msgs)
 	}
-	if hasMax && maxOut < MinOutputTokens {
-		return d, rejection("max_output_tokens", CodeBelowMinimum,
-			"Invalid 'max_output_tokens': integer below minimum value. Expected a value >= %d, but got %d instead.", MinOutputTokens, maxOut)
-	}
-	for _, m := range opts.Models {
-		if m.Name == model && m.MaxOutputTokens > 0 && maxOut > m.MaxOutputTokens {
-			return d, rejection("max_output_tokens", CodeAboveMaximum,
-				"Invalid 'max_output_tokens': integer above maximum value. Expected a value <= %d, but got %d instead.", m.MaxOutputTokens, maxOut)
-		}
+	if rej := checkOutputCap(model, maxOut, hasMax, opts.Models); rej != nil {
+		return d, rej
 	}
 	prev, _, rej := top.str("", "previous_response_id")
 	if rej != nil {
@@ -105,25 +88,9 @@ func (API) Decode(rt wire.Route, body []byte, opts wire.DecodeOptions) (*wire.De
 	if rej := checkPairing(conv); rej != nil {
 		return d, rej
 	}
-	system := conv.systemTokens
-	if raw := top["instructions"]; !isNull(raw) {
-		if jsonKind(raw) != "a string" && jsonKind(raw) != "an array" {
-			return d, wrongType("instructions", "a string or an array", raw)
-		}
-		system += wire.RawTokens(raw)
-	}
-	tools, rej := list("tools", top["tools"])
+	system, names, rej := instructionsAndTools(top, conv.systemTokens)
 	if rej != nil {
 		return d, rej
-	}
-	names := make([]string, 0, len(tools))
-	for i, raw := range tools {
-		name, rej := toolName(fmt.Sprintf("tools[%d]", i), raw)
-		if rej != nil {
-			return d, rej
-		}
-		names = append(names, name)
-		system += wire.RawTokens(raw)
 	}
 	var est loop.CharEstimator
 	input := system
@@ -133,6 +100,68 @@ func (API) Decode(rt wire.Route, body []byte, opts wire.DecodeOptions) (*wire.De
 	}
 	d.SystemTokens, d.Request.InputTokens, d.Request.Tools = system, input, names
 	return d, nil
+}
+
+// parseTop reads the body as the API parses it: UTF-8 holding one JSON
+// object.
+func parseTop(body []byte) (object, *wire.Rejection) {
+	if !utf8.Valid(body) {
+		return nil, parseError("the body is not valid UTF-8")
+	}
+	var top object
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&top); err != nil {
+		return nil, parseError(fmt.Sprintf("not a JSON object: %v", err))
+	}
+	if dec.More() {
+		return nil, parseError("data after the top-level object")
+	}
+	if top == nil {
+		return nil, parseError("not a JSON object: null")
+	}
+	return top, nil
+}
+
+// checkOutputCap refuses a max_output_tokens, when given, below the
+// API's minimum or above the maximum of the model among models.
+func checkOutputCap(model string, maxOut int, hasMax bool, models []loop.ModelInfo) *wire.Rejection {
+	if hasMax && maxOut < MinOutputTokens {
+		return rejection("max_output_tokens", CodeBelowMinimum,
+			"Invalid 'max_output_tokens': integer below minimum value. Expected a value >= %d, but got %d instead.", MinOutputTokens, maxOut)
+	}
+	for _, m := range models {
+		if m.Name == model && m.MaxOutputTokens > 0 && maxOut > m.MaxOutputTokens {
+			return rejection("max_output_tokens", CodeAboveMaximum,
+				"Invalid 'max_output_tokens': integer above maximum value. Expected a value <= %d, but got %d instead.", m.MaxOutputTokens, maxOut)
+		}
+	}
+	return nil
+}
+
+// instructionsAndTools checks the instructions and the tool definitions
+// and returns the tokens of the system part (system, the input's system
+// messages, plus both) and the tools' names.
+func instructionsAndTools(top object, system int) (int, []string, *wire.Rejection) {
+	if raw := top["instructions"]; !isNull(raw) {
+		if jsonKind(raw) != "a string" && jsonKind(raw) != "an array" {
+			return 0, nil, wrongType("instructions", "a string or an array", raw)
+		}
+		system += wire.RawTokens(raw)
+	}
+	tools, rej := list("tools", top["tools"])
+	if rej != nil {
+		return 0, nil, rej
+	}
+	names := make([]string, 0, len(tools))
+	for i, raw := range tools {
+		name, rej := toolName(fmt.Sprintf("tools[%d]", i), raw)
+		if rej != nil {
+			return 0, nil, rej
+		}
+		names = append(names, name)
+		system += wire.RawTokens(raw)
+	}
+	return system, names, nil
 }
 
 // toolName is a tool definition's name: a function's (or a custom
