@@ -190,8 +190,19 @@ func TestClaudeCodePromptTooLong(t *testing.T) {
 		res, _ = ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.RequestTooLarge}}})
 		checkSeq(t, res, "M:413", loop.ImageError)
 	})
-	t.Run("a 413 with history compacts", func(t *testing.T) {
-		res, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, {Kind: fakemodel.RequestTooLarge}, summary, textStep}})
+	t.Run("a 413 compacts as an auto-compaction: not after one round, once after two (observed)", func(t *testing.T) {
+		tooLarge := fakemodel.Step{Kind: fakemodel.RequestTooLarge}
+		res, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, tooLarge, summary, textStep}})
+		checkSeq(t, res, "M:tool → next_turn → M:413", loop.ImageError)
+		res, model := ccRun(t, fixture{script: []fakemodel.Step{toolStep, toolStep, toolStep, tooLarge, summary, tooLarge, summary, textStep}})
+		checkSeq(t, res, "M:tool → next_turn → M:tool → next_turn → M:tool → next_turn → M:413 → C → reactive_compact_retry → M:413", loop.ImageError)
+		// the compaction carries the prompt and the first two rounds (and
+		// the instruction); the newest round alone is kept
+		assert.Len(t, model.Requests[4].Messages, 6, "compaction request")
+		if m := model.Requests[5].Messages; assert.Len(t, m, 3, "after the compaction") {
+			assert.True(t, m[0].CompactSummary, "after the compaction: the first message is the summary")
+		}
+		res, _ = ccRun(t, fixture{script: []fakemodel.Step{toolStep, tooLarge, summary, textStep}}, "request_too_large_as_auto", "false")
 		checkSeq(t, res, "M:tool → next_turn → M:413 → C → reactive_compact_retry → M:text", loop.Completed)
 	})
 	t.Run("2nd compaction in a row runs, 3rd does not", func(t *testing.T) {

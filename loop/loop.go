@@ -128,6 +128,8 @@ type streamOutcome struct {
 	malformed bool
 	empty     bool
 	truncated bool
+	// tooLarge: the withheld error was a 413 (request too large).
+	tooLarge bool
 	// streamCut: the stream was cut after content the policy keeps
 	// (stream_error_recovery).
 	streamCut bool
@@ -229,11 +231,11 @@ func (r *run) requestFailed(s *State, mfq []Message, p partial, re *RequestError
 	case re.Kind == KindPromptTooLong || (re.Kind == KindRequestTooLarge && !r.p.RequestTooLargeIsMedia):
 		w := Withheld{Kind: WithheldPromptTooLong, Message: re.Error()}
 		emit(r, w)
-		return streamOutcome{withheld: &w}
+		return streamOutcome{withheld: &w, tooLarge: re.Kind == KindRequestTooLarge}
 	case re.Kind == KindMediaTooLarge || re.Kind == KindRequestTooLarge:
 		w := Withheld{Kind: WithheldMedia, Message: re.Error()}
 		emit(r, w)
-		return streamOutcome{withheld: &w}
+		return streamOutcome{withheld: &w, tooLarge: re.Kind == KindRequestTooLarge}
 	case re.Kind == KindImageSize:
 		return streamOutcome{terminal: r.failRequest(*s, mfq, p, ImageError, re.Error())}
 	case r.call.cut && keepsContent(p.blocks) && s.MaxOutputTokensRecoveryCount < r.p.MaxOutputRecoveries:

@@ -229,7 +229,7 @@ func (r *run) autoCompact(ctx context.Context, s *State, mfq []Message, snipFree
 			return nil, false, r.finish(*s, join(mfq, []Message{msg}), RapidRefillBreaker, msg.Text())
 		}
 	}
-	history, removed, kept, err := r.compact(ctx, s, TriggerAuto, mfq, count)
+	history, removed, kept, err := r.compact(ctx, s, TriggerAuto, TriggerAuto, mfq, count)
 	if err != nil {
 		failures := 1
 		if t != nil {
@@ -260,12 +260,12 @@ func (r *run) autoCompact(ctx context.Context, s *State, mfq []Message, snipFree
 // compact runs the compactor on mfq and builds the post-compact history:
 // boundary, summary, kept tail. It returns the history, the IDs removed
 // and the number of messages kept.
-func (r *run) compact(ctx context.Context, s *State, trigger CompactTrigger, mfq []Message, count int) ([]Message, []string, int, error) {
+func (r *run) compact(ctx context.Context, s *State, trigger, tailAs CompactTrigger, mfq []Message, count int) ([]Message, []string, int, error) {
 	tail := r.p.PreserveTailExchanges
 	switch {
-	case trigger == TriggerReactive && r.p.ReactiveTail == TailHalf:
+	case tailAs == TriggerReactive && r.p.ReactiveTail == TailHalf:
 		tail = halfTail(mfq)
-	case trigger == TriggerAuto && r.p.LaterAutoTail == TailNone && len(mfq) > 0 && mfq[0].CompactSummary:
+	case tailAs == TriggerAuto && r.p.LaterAutoTail == TailNone && len(mfq) > 0 && mfq[0].CompactSummary:
 		tail = 0 // a later auto-compaction summarises everything
 	}
 	req := CompactRequest{Trigger: trigger, Messages: mfq, Tokens: count, Model: s.ToolUseContext.Model,

@@ -129,6 +129,13 @@ type Policy struct {
 	// RequestTooLargeIsMedia treats a 413 like a media-size error
 	// (image_error when unrecovered) rather than like prompt-too-long.
 	RequestTooLargeIsMedia bool `json:"request_too_large_is_media"`
+	// RequestTooLargeAsAuto: a 413 is compacted as an auto-compaction is
+	// (only with at least MinExchangesToCompact exchanges, keeping the
+	// newest PreserveTailExchanges rounds verbatim; claude-code, as
+	// observed: one compaction after two or three tool rounds, none after
+	// one, and the next 413 in a row ends the run). False (the seed): as a
+	// prompt-too-long is (MinExchangesToReactiveCompact, ReactiveTail).
+	RequestTooLargeAsAuto bool `json:"request_too_large_as_auto"`
 
 	// Escalation switches max-output escalation on.
 	Escalation bool `json:"escalation"`

@@ -91,6 +91,8 @@ func ClaudeCode() Policy {
 	p.CompactReaskMissingTags = 1
 	p.CompactDropOldestOnOverflow = true
 	p.RequestTooLargeIsMedia = true
+	// observed (request-too-large-*): a 413 compacts as an auto-compaction
+	p.RequestTooLargeAsAuto = true
 	p.Escalation = false
 	p.TruncationExhaustedTerminal = APIError
 	p.APIErrorTerminal = APIError

@@ -45,8 +45,13 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 	// 2. reactive compact; without it, or when it fails, the overflow
 	// ends the run
 	if overflow {
-		if p.reactiveCompactActive() && s.reactiveAttempts() < p.MaxReactiveCompactsInRow && len(Exchanges(mfq)) >= p.MinExchangesToReactiveCompact {
-			if n, compacted := r.reactiveCompact(ctx, &s, mfq); compacted {
+		// a 413 compacts as an auto-compaction would, when the policy says
+		tailAs, minExchanges := TriggerReactive, p.MinExchangesToReactiveCompact
+		if out.tooLarge && p.RequestTooLargeAsAuto {
+			tailAs, minExchanges = TriggerAuto, p.MinExchangesToCompact
+		}
+		if p.reactiveCompactActive() && s.reactiveAttempts() < p.MaxReactiveCompactsInRow && len(Exchanges(mfq)) >= minExchanges {
+			if n, compacted := r.reactiveCompact(ctx, &s, mfq, tailAs); compacted {
 				return n, nil
 			}
 		}
@@ -126,10 +131,11 @@ func (r *run) collapseDrain(s State, mfq []Message) (State, bool) {
 // reactiveCompact is step 2 of docs/spec.md §2.5: compact the whole
 // conversation into a summary and continue (reactive_compact_retry). A
 // compaction that fails is recorded, s keeps what the attempt changed,
-// and the overflow then ends the run.
-func (r *run) reactiveCompact(ctx context.Context, s *State, mfq []Message) (State, bool) {
+// and the overflow then ends the run. tailAs is the trigger whose rule
+// decides what is kept verbatim.
+func (r *run) reactiveCompact(ctx context.Context, s *State, mfq []Message, tailAs CompactTrigger) (State, bool) {
 	count := r.count(mfq, 0)
-	history, removed, kept, err := r.compact(ctx, s, TriggerReactive, mfq, count)
+	history, removed, kept, err := r.compact(ctx, s, TriggerReactive, tailAs, mfq, count)
 	ev := Compaction{Trigger: TriggerReactive, TokensBefore: count, TokensAfter: count}
 	if err != nil {
 		ev.Error = err.Error()
