@@ -116,6 +116,8 @@ func (e *emitter) fault(s trace.Span, i int, kind, message string, attrs ...attr
 	s.AddEvent(EventFault, trace.WithTimestamp(e.time(i)), trace.WithAttributes(attrs...))
 }
 
+// event records the i-th event of the trace: one case a kind of event,
+// the longer ones in a method each.
 func (e *emitter) event(i int, ev loop.Event) {
 	t := e.time(i)
 	switch x := ev.(type) {
@@ -128,66 +130,13 @@ func (e *emitter) event(i int, ev loop.Event) {
 			e.fault(e.root, i, "stage_"+string(x.Stage), x.Error)
 		}
 	case loop.Compaction:
-		attrs := []attribute.KeyValue{attribute.String(AttrTrigger, string(x.Trigger)), attribute.Bool(AttrOK, x.OK),
-			attribute.Int(AttrTokensBefore, x.TokensBefore), attribute.Int(AttrTokensAfter, x.TokensAfter)}
-		if x.Skipped != "" {
-			attrs = append(attrs, attribute.String(AttrSkipped, x.Skipped))
-		}
-		if x.Error != "" {
-			attrs = append(attrs, attribute.String(AttrMessage, x.Error))
-		}
-		e.note(i, EventCompaction, attrs...)
-		if x.Error != "" {
-			e.fault(e.root, i, "compaction_failed", x.Error)
-		}
+		e.compaction(i, x)
 	case loop.RequestEvent:
-		if e.req != nil { // a request without an outcome: close it here
-			e.req.End(trace.WithTimestamp(t))
-		}
-		attrs := []attribute.KeyValue{
-			attribute.String(AttrOperationName, OpChat),
-			attribute.String(AttrProviderName, e.opt.provider()),
-			attribute.String(AttrRequestModel, x.Model),
-			attribute.Int(AttrRequestMaxTokens, x.MaxTokens),
-			attribute.String(AttrPurpose, string(x.Purpose)),
-			attribute.Int(AttrAttempt, x.Attempt),
-			attribute.Int(AttrIteration, e.iter),
-			attribute.Int(AttrMessages, x.Messages),
-			attribute.Int(AttrEstimatedInput, x.InputTokens),
-		}
-		if x.NonStreaming {
-			attrs = append(attrs, attribute.Bool(AttrNonStreaming, true))
-		}
-		_, e.req = e.tracer.Start(e.ctx, OpChat+" "+x.Model, trace.WithTimestamp(t),
-			trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+		e.startRequest(i, x)
 	case loop.ResponseEvent:
-		s := e.request(t)
-		u := x.Usage
-		s.SetAttributes(
-			attribute.Int(AttrUsageInputTokens, u.InputTokens+u.CacheReadInputTokens+u.CacheCreationInputTokens),
-			attribute.Int(AttrUsageOutputTokens, u.OutputTokens),
-			attribute.StringSlice(AttrResponseFinishReasons, []string{string(x.StopReason)}),
-			attribute.Int(AttrBlocks, x.Blocks),
-		)
-		if u.CacheReadInputTokens > 0 {
-			s.SetAttributes(attribute.Int(AttrUsageCacheRead, u.CacheReadInputTokens))
-		}
-		if u.CacheCreationInputTokens > 0 {
-			s.SetAttributes(attribute.Int(AttrUsageCacheCreation, u.CacheCreationInputTokens))
-		}
-		s.End(trace.WithTimestamp(t))
-		e.req = nil
+		e.response(i, x)
 	case loop.RequestFailed:
-		s := e.request(t)
-		var extra []attribute.KeyValue
-		if x.Status != 0 {
-			extra = append(extra, attribute.Int(AttrFaultStatus, x.Status))
-		}
-		e.fault(s, i, string(x.Kind), x.Message, extra...)
-		s.SetAttributes(attribute.String(AttrErrorType, string(x.Kind)), attribute.Int(AttrBlocks, x.Blocks))
-		s.SetStatus(codes.Error, x.Message)
-		s.End(trace.WithTimestamp(t))
-		e.req = nil
+		e.requestFailed(i, x)
 	case loop.Retry:
 		e.note(i, EventRetry, attribute.Int(AttrAttempt, x.Attempt), attribute.String(AttrRetryReason, string(x.Reason)),
 			attribute.Int(AttrDelayMS, x.DelayMS), attribute.Bool(AttrNonStreaming, x.NonStreaming))
@@ -211,36 +160,134 @@ func (e *emitter) event(i int, ev loop.Event) {
 	case loop.ToolResultEvent:
 		e.tool(i, x)
 	case loop.StopHook:
-		attrs := []attribute.KeyValue{attribute.String(AttrHookOutcome, string(x.Outcome)), attribute.Bool(AttrHookActive, x.StopHookActive),
-			attribute.Int(AttrHookBlocksInRow, x.BlocksInRow)}
-		if len(x.Messages) > 0 {
-			attrs = append(attrs, attribute.StringSlice(AttrMessage, x.Messages))
-		}
-		e.note(i, EventStopHook, attrs...)
-		if x.Outcome == loop.HookFail {
-			e.fault(e.root, i, "stop_hook_failed", x.Error)
-		}
+		e.stopHook(i, x)
 	case loop.StopFailureHook:
 		e.note(i, EventStopFailure, attribute.String(AttrMessage, x.Error), attribute.Bool("loopsim.stop_failure_hook.ran", x.Ran))
 		if x.Failure != "" {
 			e.fault(e.root, i, "stop_failure_hook_failed", x.Failure)
 		}
 	case loop.TransitionEvent:
-		changes := make([]string, len(x.Changes))
-		for k, c := range x.Changes {
-			changes[k] = fmt.Sprintf("%s: %s -> %s", c.Field, c.From, c.To)
-		}
-		attrs := []attribute.KeyValue{attribute.String(AttrTransition, string(x.Transition)), attribute.StringSlice(AttrChanges, changes)}
-		if x.Dropped != "" {
-			attrs = append(attrs, attribute.String(AttrDropped, x.Dropped))
-		}
-		e.note(i, EventTransition, attrs...)
+		e.transition(i, x)
 	case loop.TerminalEvent:
-		e.root.SetAttributes(attribute.String(AttrTerminal, string(x.Terminal)), attribute.Int(AttrTurns, x.Turn), attribute.Int(AttrIterations, x.Iterations))
-		if !okTerminals[x.Terminal] {
-			e.root.SetAttributes(attribute.String(AttrErrorType, string(x.Terminal)))
-			e.root.SetStatus(codes.Error, strings.TrimSpace(string(x.Terminal)+": "+x.Message))
-		}
+		e.terminal(i, x)
+	}
+}
+
+// compaction records a compaction as an event, and its failure as a
+// fault.
+func (e *emitter) compaction(i int, x loop.Compaction) {
+	attrs := []attribute.KeyValue{attribute.String(AttrTrigger, string(x.Trigger)), attribute.Bool(AttrOK, x.OK),
+		attribute.Int(AttrTokensBefore, x.TokensBefore), attribute.Int(AttrTokensAfter, x.TokensAfter)}
+	if x.Skipped != "" {
+		attrs = append(attrs, attribute.String(AttrSkipped, x.Skipped))
+	}
+	if x.Error != "" {
+		attrs = append(attrs, attribute.String(AttrMessage, x.Error))
+	}
+	e.note(i, EventCompaction, attrs...)
+	if x.Error != "" {
+		e.fault(e.root, i, "compaction_failed", x.Error)
+	}
+}
+
+// startRequest records a request as a client span, open until its
+// outcome; a request left without one is closed here.
+func (e *emitter) startRequest(i int, x loop.RequestEvent) {
+	t := e.time(i)
+	if e.req != nil { // a request without an outcome: close it here
+		e.req.End(trace.WithTimestamp(t))
+	}
+	attrs := []attribute.KeyValue{
+		attribute.String(AttrOperationName, OpChat),
+		attribute.String(AttrProviderName, e.opt.provider()),
+		attribute.String(AttrRequestModel, x.Model),
+		attribute.Int(AttrRequestMaxTokens, x.MaxTokens),
+		attribute.String(AttrPurpose, string(x.Purpose)),
+		attribute.Int(AttrAttempt, x.Attempt),
+		attribute.Int(AttrIteration, e.iter),
+		attribute.Int(AttrMessages, x.Messages),
+		attribute.Int(AttrEstimatedInput, x.InputTokens),
+	}
+	if x.NonStreaming {
+		attrs = append(attrs, attribute.Bool(AttrNonStreaming, true))
+	}
+	_, e.req = e.tracer.Start(e.ctx, OpChat+" "+x.Model, trace.WithTimestamp(t),
+		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+}
+
+// response records a reply: its usage and finish reason on the request's
+// span, which it closes.
+func (e *emitter) response(i int, x loop.ResponseEvent) {
+	t := e.time(i)
+	s := e.request(t)
+	u := x.Usage
+	s.SetAttributes(
+		attribute.Int(AttrUsageInputTokens, u.InputTokens+u.CacheReadInputTokens+u.CacheCreationInputTokens),
+		attribute.Int(AttrUsageOutputTokens, u.OutputTokens),
+		attribute.StringSlice(AttrResponseFinishReasons, []string{string(x.StopReason)}),
+		attribute.Int(AttrBlocks, x.Blocks),
+	)
+	if u.CacheReadInputTokens > 0 {
+		s.SetAttributes(attribute.Int(AttrUsageCacheRead, u.CacheReadInputTokens))
+	}
+	if u.CacheCreationInputTokens > 0 {
+		s.SetAttributes(attribute.Int(AttrUsageCacheCreation, u.CacheCreationInputTokens))
+	}
+	s.End(trace.WithTimestamp(t))
+	e.req = nil
+}
+
+// requestFailed records a failed request: a fault on the request's span,
+// which it closes with an error status.
+func (e *emitter) requestFailed(i int, x loop.RequestFailed) {
+	t := e.time(i)
+	s := e.request(t)
+	var extra []attribute.KeyValue
+	if x.Status != 0 {
+		extra = append(extra, attribute.Int(AttrFaultStatus, x.Status))
+	}
+	e.fault(s, i, string(x.Kind), x.Message, extra...)
+	s.SetAttributes(attribute.String(AttrErrorType, string(x.Kind)), attribute.Int(AttrBlocks, x.Blocks))
+	s.SetStatus(codes.Error, x.Message)
+	s.End(trace.WithTimestamp(t))
+	e.req = nil
+}
+
+// stopHook records the stop hooks' outcome as an event, a failure as a
+// fault.
+func (e *emitter) stopHook(i int, x loop.StopHook) {
+	attrs := []attribute.KeyValue{attribute.String(AttrHookOutcome, string(x.Outcome)), attribute.Bool(AttrHookActive, x.StopHookActive),
+		attribute.Int(AttrHookBlocksInRow, x.BlocksInRow)}
+	if len(x.Messages) > 0 {
+		attrs = append(attrs, attribute.StringSlice(AttrMessage, x.Messages))
+	}
+	e.note(i, EventStopHook, attrs...)
+	if x.Outcome == loop.HookFail {
+		e.fault(e.root, i, "stop_hook_failed", x.Error)
+	}
+}
+
+// transition records a transition as an event with the state fields it
+// changed.
+func (e *emitter) transition(i int, x loop.TransitionEvent) {
+	changes := make([]string, len(x.Changes))
+	for k, c := range x.Changes {
+		changes[k] = fmt.Sprintf("%s: %s -> %s", c.Field, c.From, c.To)
+	}
+	attrs := []attribute.KeyValue{attribute.String(AttrTransition, string(x.Transition)), attribute.StringSlice(AttrChanges, changes)}
+	if x.Dropped != "" {
+		attrs = append(attrs, attribute.String(AttrDropped, x.Dropped))
+	}
+	e.note(i, EventTransition, attrs...)
+}
+
+// terminal records the run's end on the root span, an error status for a
+// terminal that is not an ordinary end.
+func (e *emitter) terminal(i int, x loop.TerminalEvent) {
+	e.root.SetAttributes(attribute.String(AttrTerminal, string(x.Terminal)), attribute.Int(AttrTurns, x.Turn), attribute.Int(AttrIterations, x.Iterations))
+	if !okTerminals[x.Terminal] {
+		e.root.SetAttributes(attribute.String(AttrErrorType, string(x.Terminal)))
+		e.root.SetStatus(codes.Error, strings.TrimSpace(string(x.Terminal)+": "+x.Message))
 	}
 }
 
