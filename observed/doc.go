@@ -9,7 +9,8 @@
 // agent is run: its arguments, environment and settings, and the open
 // point of the profile it settles). Each observation under
 // testdata/observed is normalized: per request its purpose, model,
-// max_tokens, streaming, message count and roles, tool count, size, the
+// max_tokens, streaming, message count and roles, tool count, each
+// message's size in bytes (recorded from the request-too-large cases on), the
 // server's answer and, per message, which earlier request carried the
 // same message verbatim (or the new message's shape); and the agent's
 // final result (subtype, terminal reason, turns, whether its text was

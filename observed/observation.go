@@ -71,6 +71,10 @@ type Request struct {
 	// (both from 1) was the same, or "+shape" for a message no earlier
 	// request carried (role and block types).
 	Carried []string `json:"carried"`
+	// Sizes is each message's size in bytes: its content as compact JSON
+	// with keys sorted and cache_control markers removed (what Carried
+	// hashes), so that compaction rules can be weighed against sizes.
+	Sizes []int `json:"sizes,omitempty"`
 }
 
 // Result is the agent's final report: the last {"type":"result"} line of

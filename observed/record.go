@@ -135,14 +135,14 @@ func runAgent(ctx context.Context, argv []string, c Case, prompt, home, work, ad
 func observation(c Case, h *wire.Handler, w *watcher, out []byte, exit int) (*Observation, error) {
 	o := &Observation{Agent: AgentVersion, Requests: []Request{}}
 	recs := h.Requests()
-	carried := w.carried()
+	carried, sizes := w.carried()
 	if len(carried) != len(recs) {
 		return nil, fmt.Errorf("observed: case %s: %d requests seen, %d recorded", c.Name, len(carried), len(recs))
 	}
 	for i, r := range recs {
 		o.Labels = append(o.Labels, r.Label())
 		o.Requests = append(o.Requests, Request{Seq: r.Seq, Purpose: string(r.Purpose), Model: r.Model, MaxTokens: r.MaxTokens,
-			Stream: r.Stream, Roles: r.Roles, Tools: r.Tools, Answer: r.Answer, Carried: carried[i]})
+			Stream: r.Stream, Roles: r.Roles, Tools: r.Tools, Answer: r.Answer, Carried: carried[i], Sizes: sizes[i]})
 	}
 	res, err := lastResult(out)
 	if err != nil {
@@ -187,15 +187,18 @@ func lastResult(out []byte) (Result, error) {
 type watcher struct {
 	next http.Handler
 
-	mu   sync.Mutex
-	seen map[[32]byte]string // message hash -> "R.I" of its first carrier
-	reqs [][]string
+	mu    sync.Mutex
+	seen  map[[32]byte]string // message hash -> "R.I" of its first carrier
+	reqs  [][]string
+	sizes [][]int
 }
 
-func (w *watcher) carried() [][]string {
+// carried is, per request, where each message was carried first and its
+// size.
+func (w *watcher) carried() ([][]string, [][]int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([][]string(nil), w.reqs...)
+	return append([][]string(nil), w.reqs...), append([][]int(nil), w.sizes...)
 }
 
 func (w *watcher) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
@@ -214,8 +217,11 @@ func (w *watcher) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	seq := len(w.reqs) + 1
 	var row []string
+	var sizes []int
 	for i, m := range msgs {
-		sum := sha256.Sum256(canonical(m))
+		c := canonical(m)
+		sizes = append(sizes, len(c))
+		sum := sha256.Sum256(c)
 		if at, ok := w.seen[sum]; ok {
 			row = append(row, at)
 			continue
@@ -224,6 +230,7 @@ func (w *watcher) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		row = append(row, "+"+shape(m))
 	}
 	w.reqs = append(w.reqs, row)
+	w.sizes = append(w.sizes, sizes)
 	w.mu.Unlock()
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
