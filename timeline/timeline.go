@@ -185,6 +185,8 @@ func (b *builder) endRequest(end time.Duration) {
 	b.req = -1
 }
 
+// event records the i-th event of the trace: one case a kind of event,
+// the longer ones in a method each.
 func (b *builder) event(i int, ev loop.Event) {
 	t := b.at[i]
 	switch x := ev.(type) {
@@ -197,41 +199,13 @@ func (b *builder) event(i int, ev loop.Event) {
 			b.instant(i, "fault: stage "+string(x.Stage), "fault", map[string]any{"error": x.Error})
 		}
 	case loop.Compaction:
-		args := map[string]any{"trigger": string(x.Trigger), "ok": x.OK, "tokens_before": x.TokensBefore, "tokens_after": x.TokensAfter}
-		if x.Skipped != "" {
-			args["skipped"] = x.Skipped
-		}
-		if x.Error != "" {
-			args["error"] = x.Error
-		}
-		b.instant(i, "compaction "+string(x.Trigger), "compaction", args)
-		if x.OK {
-			b.counter(i, x.TokensAfter)
-		}
+		b.compaction(i, x)
 	case loop.RequestEvent:
-		if b.req >= 0 {
-			b.endRequest(t)
-		}
-		b.req = len(b.events)
-		b.slice(RequestTrack, fmt.Sprintf("%s #%d", x.Purpose, x.Attempt), "request", t, t, map[string]any{
-			"model": x.Model, "purpose": string(x.Purpose), "attempt": x.Attempt, "max_tokens": x.MaxTokens,
-			"input_tokens": x.InputTokens, "messages": x.Messages})
-		if x.Purpose == loop.PurposeMain {
-			b.counter(i, x.InputTokens)
-		}
+		b.startRequest(i, x)
 	case loop.ResponseEvent:
-		if b.req >= 0 {
-			a := b.events[b.req].Args
-			a["stop_reason"], a["usage_input_tokens"], a["usage_output_tokens"] = string(x.StopReason), x.Usage.InputTokens+x.Usage.CacheReadInputTokens+x.Usage.CacheCreationInputTokens, x.Usage.OutputTokens
-			b.endRequest(t)
-		}
+		b.response(i, x)
 	case loop.RequestFailed:
-		if b.req >= 0 {
-			a := b.events[b.req].Args
-			a["error"], a["error_kind"] = x.Message, string(x.Kind)
-			b.endRequest(t)
-		}
-		b.instant(i, "fault: "+string(x.Kind), "fault", map[string]any{"kind": string(x.Kind), "status": x.Status, "message": x.Message})
+		b.requestFailed(i, x)
 	case loop.Retry:
 		b.instant(i, fmt.Sprintf("retry #%d", x.Attempt), "retry", map[string]any{"reason": string(x.Reason), "delay_ms": x.DelayMS})
 	case loop.Fallback:
@@ -244,22 +218,7 @@ func (b *builder) event(i int, ev loop.Event) {
 			b.maxSlots = max(b.maxSlots, k+1)
 		}
 	case loop.ToolResultEvent:
-		ts, ok := b.tools[x.ToolUseID]
-		if !ok {
-			ts = toolSlot{start: t}
-			b.maxSlots = max(b.maxSlots, 1)
-		}
-		delete(b.tools, x.ToolUseID)
-		name := x.Name
-		if name == "" {
-			name = x.ToolUseID
-		}
-		args := map[string]any{"tool_use_id": x.ToolUseID, "tokens": x.Tokens, "is_error": x.IsError, "synthetic": x.Synthetic}
-		if x.Error != "" {
-			args["error"] = x.Error
-			b.instant(i, "fault: tool "+name, "fault", map[string]any{"tool_use_id": x.ToolUseID, "error": x.Error})
-		}
-		b.slice(ToolTrack+ts.slot, name, "tool", ts.start, t, args)
+		b.toolResult(i, x)
 	case loop.StopHook:
 		b.instant(i, "stop hook "+string(x.Outcome), "hook", map[string]any{"blocks_in_row": x.BlocksInRow})
 		if x.Outcome == loop.HookFail {
@@ -274,6 +233,84 @@ func (b *builder) event(i int, ev loop.Event) {
 	case loop.TerminalEvent:
 		b.instant(i, "terminal "+string(x.Terminal), "terminal", map[string]any{"turn": x.Turn, "iterations": x.Iterations})
 	}
+}
+
+// compaction records a compaction as an instant, and the context it
+// left.
+func (b *builder) compaction(i int, x loop.Compaction) {
+	args := map[string]any{"trigger": string(x.Trigger), "ok": x.OK, "tokens_before": x.TokensBefore, "tokens_after": x.TokensAfter}
+	if x.Skipped != "" {
+		args["skipped"] = x.Skipped
+	}
+	if x.Error != "" {
+		args["error"] = x.Error
+	}
+	b.instant(i, "compaction "+string(x.Trigger), "compaction", args)
+	if x.OK {
+		b.counter(i, x.TokensAfter)
+	}
+}
+
+// startRequest records a request as a slice on the request track, open
+// until its outcome (a request left without one ends here), and a main
+// request's input as the context.
+func (b *builder) startRequest(i int, x loop.RequestEvent) {
+	t := b.at[i]
+	if b.req >= 0 {
+		b.endRequest(t)
+	}
+	b.req = len(b.events)
+	b.slice(RequestTrack, fmt.Sprintf("%s #%d", x.Purpose, x.Attempt), "request", t, t, map[string]any{
+		"model": x.Model, "purpose": string(x.Purpose), "attempt": x.Attempt, "max_tokens": x.MaxTokens,
+		"input_tokens": x.InputTokens, "messages": x.Messages})
+	if x.Purpose == loop.PurposeMain {
+		b.counter(i, x.InputTokens)
+	}
+}
+
+// response records a reply: its stop reason and usage on the open
+// request, which it ends.
+func (b *builder) response(i int, x loop.ResponseEvent) {
+	t := b.at[i]
+	if b.req >= 0 {
+		a := b.events[b.req].Args
+		a["stop_reason"], a["usage_input_tokens"], a["usage_output_tokens"] = string(x.StopReason), x.Usage.InputTokens+x.Usage.CacheReadInputTokens+x.Usage.CacheCreationInputTokens, x.Usage.OutputTokens
+		b.endRequest(t)
+	}
+}
+
+// requestFailed records a failed request: its error on the open request,
+// which it ends, and a fault instant.
+func (b *builder) requestFailed(i int, x loop.RequestFailed) {
+	t := b.at[i]
+	if b.req >= 0 {
+		a := b.events[b.req].Args
+		a["error"], a["error_kind"] = x.Message, string(x.Kind)
+		b.endRequest(t)
+	}
+	b.instant(i, "fault: "+string(x.Kind), "fault", map[string]any{"kind": string(x.Kind), "status": x.Status, "message": x.Message})
+}
+
+// toolResult records a tool's run as a slice on its slot's track, from
+// its batch to its result, and its error as a fault instant.
+func (b *builder) toolResult(i int, x loop.ToolResultEvent) {
+	t := b.at[i]
+	ts, ok := b.tools[x.ToolUseID]
+	if !ok {
+		ts = toolSlot{start: t}
+		b.maxSlots = max(b.maxSlots, 1)
+	}
+	delete(b.tools, x.ToolUseID)
+	name := x.Name
+	if name == "" {
+		name = x.ToolUseID
+	}
+	args := map[string]any{"tool_use_id": x.ToolUseID, "tokens": x.Tokens, "is_error": x.IsError, "synthetic": x.Synthetic}
+	if x.Error != "" {
+		args["error"] = x.Error
+		b.instant(i, "fault: tool "+name, "fault", map[string]any{"tool_use_id": x.ToolUseID, "error": x.Error})
+	}
+	b.slice(ToolTrack+ts.slot, name, "tool", ts.start, t, args)
 }
 
 func sortedKeys(m map[string]toolSlot) []string {
