@@ -45,11 +45,7 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 	// 2. reactive compact; without it, or when it fails, the overflow
 	// ends the run
 	if overflow {
-		// a 413 compacts as an auto-compaction would, when the policy says
-		tailAs, minExchanges := TriggerReactive, p.MinExchangesToReactiveCompact
-		if out.tooLarge && p.RequestTooLargeAsAuto {
-			tailAs, minExchanges = TriggerAuto, p.MinExchangesToCompact
-		}
+		tailAs, minExchanges := r.overflowRule(out.tooLarge)
 		if p.reactiveCompactActive() && s.reactiveAttempts() < p.MaxReactiveCompactsInRow && len(Exchanges(mfq)) >= minExchanges {
 			if n, compacted := r.reactiveCompact(ctx, &s, mfq, tailAs); compacted {
 				return n, nil
@@ -77,7 +73,6 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 
 	// 5. an API error ends the run through the stop-failure hooks:
 	// taken first above, and by an exhausted truncation in the seed
-
 	history := append(grow(mfq, 1), out.reply)
 
 	// 6. stop hooks
@@ -126,6 +121,17 @@ func (r *run) collapseDrain(s State, mfq []Message) (State, bool) {
 		Staged: len(res.Staged), Removed: res.Removed})
 	s.StagedCollapses = res.Staged
 	return r.advance(s, CollapseDrainRetry, drained), true
+}
+
+// overflowRule is the rule step 2 compacts an overflow by: the trigger
+// whose rule decides what is kept verbatim, and the exchanges needed. A
+// 413 compacts as an auto-compaction would when the policy says
+// (RequestTooLargeAsAuto), any other overflow as reactive compaction.
+func (r *run) overflowRule(tooLarge bool) (CompactTrigger, int) {
+	if tooLarge && r.p.RequestTooLargeAsAuto {
+		return TriggerAuto, r.p.MinExchangesToCompact
+	}
+	return TriggerReactive, r.p.MinExchangesToReactiveCompact
 }
 
 // reactiveCompact is step 2 of docs/spec.md §2.5: compact the whole
