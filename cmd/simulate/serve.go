@@ -29,18 +29,8 @@ var serveSignals = func() (<-chan os.Signal, func()) {
 	return ch, func() { signal.Stop(ch) }
 }
 
-func serve(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:0", "address to listen on (port 0: a free port)")
-	records := fs.String("records", "", "write every request, normalized, as JSON Lines to this file when stopped")
-	delay := fs.Duration("delay", 0, "wait this long before each streamed event (a slow stream)")
-	seed := fs.Uint64("seed", 1, "without a scenario: the seed of the workload episode")
-	model := fs.String("model", "claude-sonnet-4-5", "without a scenario: the model whose window the workload fills (a catalog name)")
-	preset := fs.String("preset", "", "also make a released agent's temporary home pointed at the server (a preset of docs/agents.md: "+strings.Join(agents.Names(), ", ")+"), print its variables and the command that runs it")
-	bin := fs.String("cmd", "", "with -preset: the path of the agent's binary (default: its name looked up on PATH)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: simulate serve [-addr HOST:PORT] [-records FILE] [-delay D] [-preset NAME [-cmd PATH]] [SCENARIO]
+// serveUsage is `simulate serve -h`'s text before the flags.
+const serveUsage = `usage: simulate serve [-addr HOST:PORT] [-records FILE] [-delay D] [-preset NAME [-cmd PATH]] [SCENARIO]
 
 Serves every model API loopsim speaks (the Anthropic Messages API, POST
 /v1/messages, and the others of docs/wire.md) on one local base URL and
@@ -55,7 +45,20 @@ naming the server), prints the variables that select it (HOME=...) after
 the others, and on stderr the command that runs the agent there; the
 home is removed when the server stops.
 
-`)
+`
+
+func serve(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:0", "address to listen on (port 0: a free port)")
+	records := fs.String("records", "", "write every request, normalized, as JSON Lines to this file when stopped")
+	delay := fs.Duration("delay", 0, "wait this long before each streamed event (a slow stream)")
+	seed := fs.Uint64("seed", 1, "without a scenario: the seed of the workload episode")
+	model := fs.String("model", "claude-sonnet-4-5", "without a scenario: the model whose window the workload fills (a catalog name)")
+	preset := fs.String("preset", "", "also make a released agent's temporary home pointed at the server (a preset of docs/agents.md: "+strings.Join(agents.Names(), ", ")+"), print its variables and the command that runs it")
+	bin := fs.String("cmd", "", "with -preset: the path of the agent's binary (default: its name looked up on PATH)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, serveUsage)
 		fs.PrintDefaults()
 	}
 	paths, err := parseInterleaved(fs, args)
@@ -89,29 +92,48 @@ home is removed when the server stops.
 		fmt.Fprintln(stdout, kv)
 	}
 	if *preset != "" {
-		ws, err := p.Workspace(srv.URL)
+		cleanup, err := announcePreset(p, path, srv.URL, stdout, stderr)
 		if err != nil {
 			srv.Close()
 			fmt.Fprintf(stderr, "serve: %v\n", err)
 			return exitBadInput
 		}
-		defer ws.Cleanup()
-		for _, kv := range ws.Env {
-			fmt.Fprintln(stdout, kv)
-		}
-		fmt.Fprintf(stderr, "serve: run %s %s in %s with the variables above and %s set to the prompt:\n  cd %s && %s\n",
-			p.Name, p.Version, ws.Dir, agents.PromptVar, ws.Dir, p.Command(path))
+		defer cleanup()
 	}
 	fmt.Fprintf(stderr, "serve: %s at %s (set the variables above in the agent's environment; docs/wire.md gives each SDK's base-URL setting)\n",
 		strings.Join(apiNames(srv), ", "), srv.URL)
+	return serveUntilStopped(srv, *records, stderr)
+}
+
+// announcePreset makes preset p's temporary home pointed at the server at
+// url, prints the variables that select it on stdout and the command
+// that runs the agent (the binary at path) on stderr, and returns what
+// removes the home.
+func announcePreset(p agents.Preset, path, url string, stdout, stderr io.Writer) (func(), error) {
+	ws, err := p.Workspace(url)
+	if err != nil {
+		return nil, err
+	}
+	for _, kv := range ws.Env {
+		fmt.Fprintln(stdout, kv)
+	}
+	fmt.Fprintf(stderr, "serve: run %s %s in %s with the variables above and %s set to the prompt:\n  cd %s && %s\n",
+		p.Name, p.Version, ws.Dir, agents.PromptVar, ws.Dir, p.Command(path))
+	return ws.Cleanup, nil
+}
+
+// serveUntilStopped serves until a stop signal, then closes the server,
+// prints the request sequence and writes the records to file when one is
+// named.
+func serveUntilStopped(srv *wire.Server, file string, stderr io.Writer) int {
 	sigs, stop := serveSignals()
 	defer stop()
 	<-sigs
 	srv.Close()
 	recs := srv.Requests()
 	fmt.Fprintf(stderr, "serve: %d requests: %v\n", len(recs), wire.Labels(recs))
-	if *records != "" {
-		if err := writeRecords(*records, recs); err != nil {
+	if file != "" {
+		if err := writeRecords(file, recs); err != nil {
 			fmt.Fprintf(stderr, "serve: %v\n", err)
 			return exitBadInput
 		}
