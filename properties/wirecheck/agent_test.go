@@ -45,7 +45,10 @@ func text(role loop.Role, s string) loop.Message {
 	return loop.Message{Role: role, Blocks: []loop.Block{{Type: loop.BlockText, Text: s}}}
 }
 
-// run is the agent as an [Agent].
+// run is the agent as an [Agent]. It is over 80 lines on purpose: it is
+// the one loop a user would write, and each deliberate break sits on the
+// line of the loop it breaks, so a reader sees what each broken agent
+// does differently; split into steps, the breaks would scatter.
 func (a testAgent) run(ctx context.Context, s Session) error {
 	m, err := model(s)
 	if err != nil {
