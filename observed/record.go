@@ -51,6 +51,7 @@ func Record(ctx context.Context, command string, c Case, s *scenarios.Scenario) 
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
+	w.setTemp(tmp)
 	home, work, err := agentDirs(tmp, c)
 	if err != nil {
 		return nil, err
@@ -188,9 +189,21 @@ type watcher struct {
 	next http.Handler
 
 	mu    sync.Mutex
+	tmp   string              // the agent's temporary folder, measured as tmpMark
 	seen  map[[32]byte]string // message hash -> "R.I" of its first carrier
 	reqs  [][]string
 	sizes [][]int
+}
+
+// tmpMark stands for the agent's temporary folder in a message, whose
+// name's length varies from run to run, so that sizes do not.
+const tmpMark = "$TMP"
+
+// setTemp names the agent's temporary folder.
+func (w *watcher) setTemp(tmp string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.tmp = tmp
 }
 
 // carried is, per request, where each message was carried first and its
@@ -220,6 +233,9 @@ func (w *watcher) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	var sizes []int
 	for i, m := range msgs {
 		c := canonical(m)
+		if w.tmp != "" {
+			c = bytes.ReplaceAll(c, []byte(w.tmp), []byte(tmpMark))
+		}
 		sizes = append(sizes, len(c))
 		sum := sha256.Sum256(c)
 		if at, ok := w.seen[sum]; ok {
