@@ -165,12 +165,20 @@ func TestMediaFailsUntilCompacted(t *testing.T) {
 	w := calm(3)
 	w.Faults.MediaTooLarge = 1
 	w.CompactionRework = Geometric{}
-	res := runEpisode(t, w, loop.ClaudeCode(), Seeds{})
 	// every tool result carries an oversized image, so every request after
-	// a tool round fails 413 until a reactive compaction summarises that
-	// round: after the prompt and one round claude-code keeps nothing
-	// verbatim (as the released agent does), so the image goes with it
-	// and the retry gets through
+	// a tool round fails 413 until a compaction summarises that round.
+	// claude-code compacts a 413 as an auto-compaction, which needs two
+	// rounds: after one it ends image_error, as the released agent does
+	// (observed case request-too-large-1-round)
+	res := runEpisode(t, w, loop.ClaudeCode(), Seeds{})
+	require.Equal(t, loop.ImageError, res.Terminal, "claude-code: a 413 after one round")
+	assert.NotContains(t, res.Trace.Transitions(), loop.ReactiveCompactRetry, "claude-code: a 413 after one round")
+	// compacted as a prompt-too-long is, nothing of one round is kept
+	// verbatim, so the image goes with the summary and the retry gets
+	// through
+	p := loop.ClaudeCode()
+	p.RequestTooLargeAsAuto = false
+	res = runEpisode(t, w, p, Seeds{})
 	require.Equal(t, loop.Completed, res.Terminal)
 	compactions, tooLarge := 0, 0
 	for _, tr := range res.Trace.Transitions() {
