@@ -3,18 +3,13 @@ package sdkmodel
 import (
 	"errors"
 	"fmt"
-	"io"
-	"math"
-	"net"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/sdkmodel/internal/transport"
 )
 
 // failure turns an error of a call into what the loop's seam returns: a
@@ -39,7 +34,7 @@ func Classify(err error) *loop.RequestError {
 	if errors.As(err, &aerr) {
 		return classifyAPI(aerr)
 	}
-	if connectionFailed(err) {
+	if transport.ConnectionFailed(err) {
 		return &loop.RequestError{Kind: loop.KindConnection, Message: err.Error()}
 	}
 	return nil
@@ -57,7 +52,7 @@ func classifyAPI(aerr *anthropic.Error) *loop.RequestError {
 	status := aerr.StatusCode
 	re := &loop.RequestError{Status: status, Message: msg}
 	if aerr.Response != nil {
-		re.RetryAfterMS = retryAfterMS(aerr.Response.Header)
+		re.RetryAfterMS = transport.RetryAfterMS(aerr.Response.Header)
 	}
 	switch {
 	case status >= 200 && status < 300:
@@ -100,33 +95,4 @@ func mediaTooLarge(aerr *anthropic.Error, msg string) bool {
 		}
 	}
 	return false
-}
-
-// retryAfterMS reads retry-after-ms, else retry-after in seconds; zero
-// when neither is a usable number (an HTTP date would need a clock and is
-// ignored).
-func retryAfterMS(h http.Header) int {
-	parse := func(v string, scale float64) int {
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || math.IsNaN(f) || f <= 0 || f*scale > math.MaxInt32 {
-			return 0
-		}
-		return int(math.Round(f * scale))
-	}
-	if v := h.Get("retry-after-ms"); v != "" {
-		if ms := parse(v, 1); ms > 0 {
-			return ms
-		}
-	}
-	return parse(h.Get("retry-after"), 1000)
-}
-
-// connectionFailed reports whether err is a failed, reset, dropped or
-// timed-out connection rather than an answer.
-func connectionFailed(err error) bool {
-	var netErr net.Error
-	var urlErr *url.Error
-	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
-		errors.As(err, &netErr) || errors.As(err, &urlErr)
 }

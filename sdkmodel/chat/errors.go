@@ -4,19 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
-	"net"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/sdkmodel/internal/transport"
 )
 
 // failure turns an error of a call into what the loop's seam returns: a
@@ -74,7 +69,7 @@ func Classify(err error) *loop.RequestError {
 		return &loop.RequestError{Kind: loop.KindStream, Message: msg}
 	case errors.As(err, &aerr):
 		return classifyAPI(aerr)
-	case connectionFailed(err):
+	case transport.ConnectionFailed(err):
 		return &loop.RequestError{Kind: loop.KindConnection, Message: err.Error()}
 	}
 	return nil
@@ -113,7 +108,7 @@ func classifyStatus(status int, code, msg string, h http.Header) *loop.RequestEr
 	case status == http.StatusRequestEntityTooLarge:
 		return &loop.RequestError{Kind: loop.KindRequestTooLarge, Status: loop.KindRequestTooLarge.Status(), Message: msg}
 	case status == http.StatusTooManyRequests:
-		return &loop.RequestError{Kind: loop.KindRateLimited, Status: loop.KindRateLimited.Status(), Message: msg, RetryAfterMS: retryAfterMS(h)}
+		return &loop.RequestError{Kind: loop.KindRateLimited, Status: loop.KindRateLimited.Status(), Message: msg, RetryAfterMS: transport.RetryAfterMS(h)}
 	case status == http.StatusServiceUnavailable && (code == "server_overloaded" || strings.Contains(strings.ToLower(msg), "overloaded")):
 		return &loop.RequestError{Kind: loop.KindOverloaded, Status: loop.KindOverloaded.Status(), Message: msg}
 	case status >= 500 && status <= 599:
@@ -146,31 +141,4 @@ func mediaTooLarge(msg string) bool {
 		}
 	}
 	return false
-}
-
-// retryAfterMS reads retry-after-ms, else retry-after in seconds; zero
-// when neither is a usable number (an HTTP date would need a clock and is
-// ignored).
-func retryAfterMS(h http.Header) int {
-	parse := func(v string, scale float64) int {
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || math.IsNaN(f) || f <= 0 || f*scale > math.MaxInt32 {
-			return 0
-		}
-		return int(math.Round(f * scale))
-	}
-	if ms := parse(h.Get("retry-after-ms"), 1); ms > 0 {
-		return ms
-	}
-	return parse(h.Get("retry-after"), 1000)
-}
-
-// connectionFailed reports whether err is a failed, reset, dropped or
-// timed-out connection rather than an answer.
-func connectionFailed(err error) bool {
-	var netErr net.Error
-	var urlErr *url.Error
-	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
-		errors.As(err, &netErr) || errors.As(err, &urlErr)
 }

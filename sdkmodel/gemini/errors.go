@@ -3,17 +3,14 @@ package gemini
 import (
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
-	"syscall"
 	"time"
 
 	"google.golang.org/genai"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/sdkmodel/internal/transport"
 )
 
 // retryInfoType is the type of the error detail that carries a retry
@@ -59,7 +56,7 @@ func Classify(err error, status int) *loop.RequestError {
 		return classifyAPI(ae, status)
 	case errors.As(err, &aep) && aep != nil:
 		return classifyAPI(*aep, status)
-	case failedConnection(err):
+	case transport.ConnectionFailed(err):
 		return &loop.RequestError{Kind: loop.KindConnection, Message: err.Error()}
 	}
 	return nil
@@ -143,14 +140,4 @@ func retryDelayMS(details []map[string]any) int {
 		return int((dur + time.Millisecond - 1) / time.Millisecond)
 	}
 	return 0
-}
-
-// failedConnection reports whether err is a failed, reset, dropped or
-// timed-out connection rather than an answer.
-func failedConnection(err error) bool {
-	var netErr net.Error
-	var urlErr *url.Error
-	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
-		errors.As(err, &netErr) || errors.As(err, &urlErr)
 }

@@ -3,19 +3,14 @@ package responses
 import (
 	"errors"
 	"fmt"
-	"io"
-	"math"
-	"net"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/sdkmodel/internal/transport"
 )
 
 // failure turns an error of a call into what the loop's seam returns: a
@@ -40,7 +35,7 @@ func Classify(err error) *loop.RequestError {
 	if errors.As(err, &aerr) {
 		return classifyAPI(aerr)
 	}
-	if connectionFailed(err) {
+	if transport.ConnectionFailed(err) {
 		return &loop.RequestError{Kind: loop.KindConnection, Message: err.Error()}
 	}
 	return nil
@@ -58,7 +53,7 @@ func classifyAPI(aerr *openai.Error) *loop.RequestError {
 	status := aerr.StatusCode
 	re := &loop.RequestError{Status: status, Message: msg}
 	if aerr.Response != nil {
-		re.RetryAfterMS = retryAfterMS(aerr.Response.Header)
+		re.RetryAfterMS = transport.RetryAfterMS(aerr.Response.Header)
 	}
 	switch {
 	case status == http.StatusBadRequest && aerr.Code == "context_length_exceeded":
@@ -103,33 +98,4 @@ func failed(r *responses.Response) *loop.RequestError {
 	}
 	re.Status = re.Kind.Status()
 	return re
-}
-
-// retryAfterMS reads retry-after-ms, else retry-after in seconds; zero
-// when neither is a usable number (an HTTP date would need a clock and
-// is ignored).
-func retryAfterMS(h http.Header) int {
-	parse := func(v string, scale float64) int {
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || math.IsNaN(f) || f <= 0 || f*scale > math.MaxInt32 {
-			return 0
-		}
-		return int(math.Round(f * scale))
-	}
-	if v := h.Get("retry-after-ms"); v != "" {
-		if ms := parse(v, 1); ms > 0 {
-			return ms
-		}
-	}
-	return parse(h.Get("retry-after"), 1000)
-}
-
-// connectionFailed reports whether err is a failed, reset, dropped or
-// timed-out connection rather than an answer.
-func connectionFailed(err error) bool {
-	var netErr net.Error
-	var urlErr *url.Error
-	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
-		errors.As(err, &netErr) || errors.As(err, &urlErr)
 }
