@@ -37,7 +37,7 @@ func decode(body []byte, models []loop.ModelInfo) (*wire.Decoded, *wire.Rejectio
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(body, &top); err != nil {
-		return nil, unparsable("the body is " + typeName(body))
+		return nil, unparsable("the body is " + wire.ValueKind(body))
 	}
 	d := &wire.Decoded{}
 	model, rej := requiredString(top, "model", "model")
@@ -56,7 +56,7 @@ func decode(body []byte, models []loop.ModelInfo) (*wire.Decoded, *wire.Rejectio
 		d.Request.MaxTokens = caps[len(caps)-1].value
 	}
 	raw, ok := top["messages"]
-	if !ok || isNull(raw) {
+	if !ok || wire.IsNull(raw) {
 		return d, missing("messages")
 	}
 	list, rej := array(raw, "messages")
@@ -104,7 +104,7 @@ func decode(body []byte, models []loop.ModelInfo) (*wire.Decoded, *wire.Rejectio
 
 // decodeStream reads stream and stream_options.
 func decodeStream(top map[string]json.RawMessage, d *wire.Decoded) *wire.Rejection {
-	if raw, ok := top["stream"]; ok && !isNull(raw) {
+	if raw, ok := top["stream"]; ok && !wire.IsNull(raw) {
 		s, rej := boolean(raw, "stream")
 		if rej != nil {
 			return rej
@@ -113,7 +113,7 @@ func decodeStream(top map[string]json.RawMessage, d *wire.Decoded) *wire.Rejecti
 	}
 	d.Request.NonStreaming = !d.Stream
 	raw, ok := top["stream_options"]
-	if !ok || isNull(raw) {
+	if !ok || wire.IsNull(raw) {
 		return nil
 	}
 	so, rej := object(raw, "stream_options")
@@ -123,7 +123,7 @@ func decodeStream(top map[string]json.RawMessage, d *wire.Decoded) *wire.Rejecti
 	if !d.Stream {
 		return refuse("stream_options", "", "The 'stream_options' parameter is only allowed when 'stream' is enabled.")
 	}
-	if raw, ok := so["include_usage"]; ok && !isNull(raw) {
+	if raw, ok := so["include_usage"]; ok && !wire.IsNull(raw) {
 		include, rej := boolean(raw, "stream_options.include_usage")
 		if rej != nil {
 			return rej
@@ -160,7 +160,7 @@ func decodeCaps(top map[string]json.RawMessage) ([]outputCap, *wire.Rejection) {
 	var caps []outputCap
 	for _, field := range []string{"max_tokens", "max_completion_tokens"} {
 		raw, ok := top[field]
-		if !ok || isNull(raw) {
+		if !ok || wire.IsNull(raw) {
 			continue
 		}
 		n, rej := integer(raw, field)
@@ -196,7 +196,7 @@ func checkCaps(caps []outputCap, model string, models []loop.ModelInfo) *wire.Re
 // as the system tokens they add.
 func decodeTools(top map[string]json.RawMessage) ([]string, int, *wire.Rejection) {
 	raw, ok := top["tools"]
-	if !ok || isNull(raw) {
+	if !ok || wire.IsNull(raw) {
 		return []string{}, 0, nil
 	}
 	list, rej := array(raw, "tools")
@@ -219,7 +219,7 @@ func decodeTools(top map[string]json.RawMessage) ([]string, int, *wire.Rejection
 			return nil, 0, refuse(param+".type", codeInvalidValue, "Invalid value: '%s'. Supported values are: 'function' and 'custom'.", typ)
 		}
 		fraw, ok := t[typ]
-		if !ok || isNull(fraw) {
+		if !ok || wire.IsNull(fraw) {
 			return nil, 0, missing(param + "." + typ)
 		}
 		f, rej := object(fraw, param+"."+typ)

@@ -34,42 +34,12 @@ func missing(param string) *wire.Rejection {
 
 // wrongType refuses a field of the wrong JSON type, in the API's words.
 func wrongType(param, want string, raw json.RawMessage) *wire.Rejection {
-	return refuse(param, codeInvalidType, "Invalid type for '%s': expected %s, but got %s instead.", param, want, typeName(raw))
-}
-
-// typeName is a JSON value's type as the API's messages name it.
-func typeName(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '"':
-		return "a string"
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	if bytes.ContainsAny(raw, ".eE") {
-		return "a decimal"
-	}
-	return "an integer"
-}
-
-// isNull reports whether raw is absent or JSON null.
-func isNull(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
+	return refuse(param, codeInvalidType, "Invalid type for '%s': expected %s, but got %s instead.", param, want, wire.ValueKind(raw))
 }
 
 // object reads raw as a JSON object.
 func object(raw json.RawMessage, param string) (map[string]json.RawMessage, *wire.Rejection) {
-	if typeName(raw) != "an object" {
+	if wire.ValueKind(raw) != "an object" {
 		return nil, wrongType(param, "an object", raw)
 	}
 	var m map[string]json.RawMessage
@@ -81,7 +51,7 @@ func object(raw json.RawMessage, param string) (map[string]json.RawMessage, *wir
 
 // array reads raw as a JSON array.
 func array(raw json.RawMessage, param string) ([]json.RawMessage, *wire.Rejection) {
-	if typeName(raw) != "an array" {
+	if wire.ValueKind(raw) != "an array" {
 		return nil, wrongType(param, "an array", raw)
 	}
 	var a []json.RawMessage
@@ -94,7 +64,7 @@ func array(raw json.RawMessage, param string) ([]json.RawMessage, *wire.Rejectio
 // str reads raw as a JSON string.
 func str(raw json.RawMessage, param string) (string, *wire.Rejection) {
 	var s string
-	if typeName(raw) != "a string" || json.Unmarshal(raw, &s) != nil {
+	if wire.ValueKind(raw) != "a string" || json.Unmarshal(raw, &s) != nil {
 		return "", wrongType(param, "a string", raw)
 	}
 	return s, nil
@@ -103,7 +73,7 @@ func str(raw json.RawMessage, param string) (string, *wire.Rejection) {
 // boolean reads raw as a JSON boolean.
 func boolean(raw json.RawMessage, param string) (bool, *wire.Rejection) {
 	var b bool
-	if typeName(raw) != "a boolean" || json.Unmarshal(raw, &b) != nil {
+	if wire.ValueKind(raw) != "a boolean" || json.Unmarshal(raw, &b) != nil {
 		return false, wrongType(param, "a boolean", raw)
 	}
 	return b, nil
@@ -112,7 +82,7 @@ func boolean(raw json.RawMessage, param string) (bool, *wire.Rejection) {
 // integer reads raw as a JSON integer that fits an int32: the API's
 // integer fields are 32-bit.
 func integer(raw json.RawMessage, param string) (int, *wire.Rejection) {
-	if typeName(raw) != "an integer" {
+	if wire.ValueKind(raw) != "an integer" {
 		return 0, wrongType(param, "an integer", raw)
 	}
 	n, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 32)
@@ -125,7 +95,7 @@ func integer(raw json.RawMessage, param string) (int, *wire.Rejection) {
 // requiredString reads the required string field key of obj.
 func requiredString(obj map[string]json.RawMessage, key, param string) (string, *wire.Rejection) {
 	raw, ok := obj[key]
-	if !ok || isNull(raw) {
+	if !ok || wire.IsNull(raw) {
 		return "", missing(param)
 	}
 	return str(raw, param)

@@ -130,13 +130,13 @@ func (b *builder) join(apiRole string, raw json.RawMessage, blocks []loop.Block)
 func content(obj map[string]json.RawMessage, param string, optional bool, types ...string) ([]loop.Block, *wire.Rejection) {
 	raw, ok := obj["content"]
 	param += ".content"
-	if !ok || isNull(raw) {
+	if !ok || wire.IsNull(raw) {
 		if optional {
 			return nil, nil
 		}
 		return nil, missing(param)
 	}
-	switch typeName(raw) {
+	switch wire.ValueKind(raw) {
 	case "a string":
 		s, rej := str(raw, param)
 		if rej != nil {
@@ -145,7 +145,7 @@ func content(obj map[string]json.RawMessage, param string, optional bool, types 
 		return []loop.Block{{Type: loop.BlockText, Text: s}}, nil
 	case "an array":
 	default:
-		return nil, refuse(param, codeInvalidType, "Invalid type for '%s': expected one of a string or array of objects, but got %s instead.", param, typeName(raw))
+		return nil, refuse(param, codeInvalidType, "Invalid type for '%s': expected one of a string or array of objects, but got %s instead.", param, wire.ValueKind(raw))
 	}
 	parts, rej := array(raw, param)
 	if rej != nil {
@@ -188,7 +188,7 @@ func content(obj map[string]json.RawMessage, param string, optional bool, types 
 // ids.
 func assistant(obj map[string]json.RawMessage, param string) ([]loop.Block, []string, *wire.Rejection) {
 	var blocks []loop.Block
-	if raw, ok := obj["reasoning_content"]; ok && !isNull(raw) {
+	if raw, ok := obj["reasoning_content"]; ok && !wire.IsNull(raw) {
 		r, rej := str(raw, param+".reasoning_content")
 		if rej != nil {
 			return nil, nil, rej
@@ -204,7 +204,7 @@ func assistant(obj map[string]json.RawMessage, param string) ([]loop.Block, []st
 		return nil, nil, rej
 	}
 	if text == nil && len(uses) == 0 {
-		if raw, ok := obj["function_call"]; !ok || isNull(raw) {
+		if raw, ok := obj["function_call"]; !ok || wire.IsNull(raw) {
 			return nil, nil, refuse(param+".content", "", "Invalid value for 'content': expected a string, got null.")
 		}
 	}
@@ -220,7 +220,7 @@ func assistant(obj map[string]json.RawMessage, param string) ([]loop.Block, []st
 // whose input is the arguments string as sent (valid JSON or not).
 func toolCalls(obj map[string]json.RawMessage, param string) ([]loop.Block, []string, *wire.Rejection) {
 	raw, ok := obj["tool_calls"]
-	if !ok || isNull(raw) {
+	if !ok || wire.IsNull(raw) {
 		return nil, nil, nil
 	}
 	param += ".tool_calls"
@@ -256,7 +256,7 @@ func toolCalls(obj map[string]json.RawMessage, param string) ([]loop.Block, []st
 			return nil, nil, refuse(cp+".type", codeInvalidValue, "Invalid value: '%s'. Supported values are: 'function' and 'custom'.", typ)
 		}
 		fraw, ok := c[typ]
-		if !ok || isNull(fraw) {
+		if !ok || wire.IsNull(fraw) {
 			return nil, nil, missing(cp + "." + typ)
 		}
 		f, rej := object(fraw, cp+"."+typ)

@@ -16,10 +16,10 @@ type body map[string]json.RawMessage
 // get is the field named camel or snake (the API takes both spellings,
 // as proto JSON does); nil when neither is set.
 func (b body) get(camel, snake string) json.RawMessage {
-	if raw, ok := b[camel]; ok && !null(raw) {
+	if raw, ok := b[camel]; ok && !wire.IsNull(raw) {
 		return raw
 	}
-	if raw, ok := b[snake]; ok && !null(raw) {
+	if raw, ok := b[snake]; ok && !wire.IsNull(raw) {
 		return raw
 	}
 	return nil

@@ -35,13 +35,6 @@ func invalidValue(path, typ string, raw json.RawMessage) *wire.Rejection {
 	return refuse("Invalid value at '%s' (%s), %s", path, typ, shown)
 }
 
-// null reports whether raw is absent or JSON null: the API reads both as
-// the field's default.
-func null(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
-}
-
 // object reads raw as a JSON object of message type typ (a short name,
 // "Content", or a full one).
 func object(path, typ string, raw json.RawMessage) (map[string]json.RawMessage, *wire.Rejection) {
@@ -58,7 +51,7 @@ func object(path, typ string, raw json.RawMessage) (map[string]json.RawMessage, 
 // list reads raw as a JSON list whose elements are of type typ; null is
 // an empty list.
 func list(path, typ string, raw json.RawMessage) ([]json.RawMessage, *wire.Rejection) {
-	if null(raw) {
+	if wire.IsNull(raw) {
 		return nil, nil
 	}
 	var items []json.RawMessage
@@ -70,7 +63,7 @@ func list(path, typ string, raw json.RawMessage) ([]json.RawMessage, *wire.Rejec
 
 // str reads a string field; null is "".
 func str(path string, raw json.RawMessage) (string, *wire.Rejection) {
-	if null(raw) {
+	if wire.IsNull(raw) {
 		return "", nil
 	}
 	var s string
@@ -82,7 +75,7 @@ func str(path string, raw json.RawMessage) (string, *wire.Rejection) {
 
 // boolean reads a bool field; null is false.
 func boolean(path string, raw json.RawMessage) (bool, *wire.Rejection) {
-	if null(raw) {
+	if wire.IsNull(raw) {
 		return false, nil
 	}
 	var b bool
@@ -95,7 +88,7 @@ func boolean(path string, raw json.RawMessage) (bool, *wire.Rejection) {
 // int32Field reads an int32 field as proto JSON writes one: a number or
 // a string of digits; null is 0.
 func int32Field(path string, raw json.RawMessage) (int, *wire.Rejection) {
-	if null(raw) {
+	if wire.IsNull(raw) {
 		return 0, nil
 	}
 	t := bytes.TrimSpace(raw)

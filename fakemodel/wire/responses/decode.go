@@ -59,11 +59,11 @@ func (API) Decode(rt wire.Route, body []byte, opts wire.DecodeOptions) (*wire.De
 	switch {
 	case (!hasModel || model == "") && !count:
 		return d, missing("model")
-	case isNull(top["input"]) && !count:
+	case wire.IsNull(top["input"]) && !count:
 		return d, missing("input")
 	}
 	raw := top["input"]
-	if isNull(raw) {
+	if wire.IsNull(raw) {
 		raw = json.RawMessage("[]")
 	}
 	conv, rej := readInput(raw)
@@ -142,8 +142,8 @@ func checkOutputCap(model string, maxOut int, hasMax bool, models []loop.ModelIn
 // and returns the tokens of the system part (system, the input's system
 // messages, plus both) and the tools' names.
 func instructionsAndTools(top object, system int) (int, []string, *wire.Rejection) {
-	if raw := top["instructions"]; !isNull(raw) {
-		if jsonKind(raw) != "a string" && jsonKind(raw) != "an array" {
+	if raw := top["instructions"]; !wire.IsNull(raw) {
+		if wire.ValueKind(raw) != "a string" && wire.ValueKind(raw) != "an array" {
 			return 0, nil, wrongType("instructions", "a string or an array", raw)
 		}
 		system += wire.RawTokens(raw)

@@ -1,7 +1,6 @@
 package responses
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/loopsim/loopsim/fakemodel/wire"
@@ -10,39 +9,9 @@ import (
 // object is a JSON object's fields, raw.
 type object map[string]json.RawMessage
 
-// jsonKind is a JSON value's type as the API's messages name it.
-func jsonKind(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '"':
-		return "a string"
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	if bytes.ContainsAny(raw, ".eE") {
-		return "a decimal"
-	}
-	return "an integer"
-}
-
-// isNull reports whether a field is absent or null.
-func isNull(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
-}
-
 // wrongType is the API's refusal of a field of the wrong JSON type.
 func wrongType(param, want string, raw json.RawMessage) *wire.Rejection {
-	return rejection(param, CodeInvalidType, "Invalid type for '%s': expected %s, but got %s instead.", param, want, jsonKind(raw))
+	return rejection(param, CodeInvalidType, "Invalid type for '%s': expected %s, but got %s instead.", param, want, wire.ValueKind(raw))
 }
 
 // missing is the API's refusal of a missing required field.
@@ -53,11 +22,11 @@ func missing(param string) *wire.Rejection {
 // str reads a string field: ok is false when it is absent or null.
 func (o object) str(param, key string) (string, bool, *wire.Rejection) {
 	raw := o[key]
-	if isNull(raw) {
+	if wire.IsNull(raw) {
 		return "", false, nil
 	}
 	var s string
-	if jsonKind(raw) != "a string" || json.Unmarshal(raw, &s) != nil {
+	if wire.ValueKind(raw) != "a string" || json.Unmarshal(raw, &s) != nil {
 		return "", false, wrongType(join(param, key), "a string", raw)
 	}
 	return s, true, nil
@@ -78,11 +47,11 @@ func (o object) need(param, key string) (string, *wire.Rejection) {
 // integer reads an integer field: ok is false when it is absent or null.
 func (o object) integer(key string) (int, bool, *wire.Rejection) {
 	raw := o[key]
-	if isNull(raw) {
+	if wire.IsNull(raw) {
 		return 0, false, nil
 	}
 	var n int
-	if jsonKind(raw) != "an integer" || json.Unmarshal(raw, &n) != nil {
+	if wire.ValueKind(raw) != "an integer" || json.Unmarshal(raw, &n) != nil {
 		return 0, false, wrongType(key, "an integer", raw)
 	}
 	return n, true, nil
@@ -91,11 +60,11 @@ func (o object) integer(key string) (int, bool, *wire.Rejection) {
 // boolean reads a boolean field; absent or null is false.
 func (o object) boolean(key string) (bool, *wire.Rejection) {
 	raw := o[key]
-	if isNull(raw) {
+	if wire.IsNull(raw) {
 		return false, nil
 	}
 	var b bool
-	if jsonKind(raw) != "a boolean" || json.Unmarshal(raw, &b) != nil {
+	if wire.ValueKind(raw) != "a boolean" || json.Unmarshal(raw, &b) != nil {
 		return false, wrongType(key, "a boolean", raw)
 	}
 	return b, nil
@@ -103,11 +72,11 @@ func (o object) boolean(key string) (bool, *wire.Rejection) {
 
 // list reads an array field as raw elements; absent or null is none.
 func list(param string, raw json.RawMessage) ([]json.RawMessage, *wire.Rejection) {
-	if isNull(raw) {
+	if wire.IsNull(raw) {
 		return nil, nil
 	}
 	var out []json.RawMessage
-	if jsonKind(raw) != "an array" || json.Unmarshal(raw, &out) != nil {
+	if wire.ValueKind(raw) != "an array" || json.Unmarshal(raw, &out) != nil {
 		return nil, wrongType(param, "an array", raw)
 	}
 	return out, nil
@@ -116,7 +85,7 @@ func list(param string, raw json.RawMessage) ([]json.RawMessage, *wire.Rejection
 // obj reads raw as an object.
 func obj(param string, raw json.RawMessage) (object, *wire.Rejection) {
 	var o object
-	if jsonKind(raw) != "an object" || json.Unmarshal(raw, &o) != nil {
+	if wire.ValueKind(raw) != "an object" || json.Unmarshal(raw, &o) != nil {
 		return nil, wrongType(param, "an object", raw)
 	}
 	return o, nil

@@ -43,7 +43,7 @@ type call struct {
 // of items.
 func readInput(raw json.RawMessage) (*conversation, *wire.Rejection) {
 	c := &conversation{}
-	if jsonKind(raw) == "a string" {
+	if wire.ValueKind(raw) == "a string" {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, wrongType("input", "a string or an array of input items", raw)
@@ -52,7 +52,7 @@ func readInput(raw json.RawMessage) (*conversation, *wire.Rejection) {
 		c.finish()
 		return c, nil
 	}
-	if jsonKind(raw) != "an array" {
+	if wire.ValueKind(raw) != "an array" {
 		return nil, wrongType("input", "a string or an array of input items", raw)
 	}
 	items, rej := list("input", raw)
@@ -148,7 +148,7 @@ func (c *conversation) message(param string, o object, raw json.RawMessage) *wir
 		return rej
 	}
 	content := o["content"]
-	if isNull(content) {
+	if wire.IsNull(content) {
 		return missing(join(param, "content"))
 	}
 	var r loop.Role
@@ -158,7 +158,7 @@ func (c *conversation) message(param string, o object, raw json.RawMessage) *wir
 	case "assistant":
 		r = loop.RoleAssistant
 	case "system", "developer":
-		if k := jsonKind(content); k != "a string" && k != "an array" {
+		if k := wire.ValueKind(content); k != "a string" && k != "an array" {
 			return wrongType(join(param, "content"), "a string or an array", content)
 		}
 		c.systemTokens += wire.RawTokens(content)
@@ -179,14 +179,14 @@ func (c *conversation) message(param string, o object, raw json.RawMessage) *wir
 
 // parts reads a message's content: a string, or a list of parts.
 func parts(param string, role loop.Role, raw json.RawMessage) ([]loop.Block, *wire.Rejection) {
-	if jsonKind(raw) == "a string" {
+	if wire.ValueKind(raw) == "a string" {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, wrongType(param, "a string or an array", raw)
 		}
 		return []loop.Block{{Type: loop.BlockText, Text: s}}, nil
 	}
-	if jsonKind(raw) != "an array" {
+	if wire.ValueKind(raw) != "an array" {
 		return nil, wrongType(param, "a string or an array", raw)
 	}
 	list, rej := list(param, raw)
@@ -303,11 +303,11 @@ func (c *conversation) toolOutput(param string, o object, raw json.RawMessage) *
 		return rej
 	}
 	out := o["output"]
-	if isNull(out) {
+	if wire.IsNull(out) {
 		return missing(join(param, "output"))
 	}
 	var text string
-	switch jsonKind(out) {
+	switch wire.ValueKind(out) {
 	case "a string":
 		_ = json.Unmarshal(out, &text)
 	case "an array":
