@@ -125,7 +125,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.gate.Unlock()
 	defer h.active.Done()
 	aw := &answerWriter{ResponseWriter: w}
-	var seq int // the request's record, once it has one
+	var seq int          // the request's record, once it has one
+	defer h.finish(&seq) // after recoverAPI, which may number it
 	defer h.recoverAPI(aw, api, &seq)
 	w = aw
 	switch {
@@ -144,7 +145,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case errors.As(err, &tooLarge):
 		typ := api.StatusOf(&loop.RequestError{Kind: loop.KindRequestTooLarge}).Type
-		h.refuse(w, api, Record{Answer: "413", ErrorType: typ, Error: "request body over the size limit"},
+		seq = h.refuse(w, api, Record{Answer: "413", ErrorType: typ, Error: "request body over the size limit", Fault: loop.KindRequestTooLarge},
 			&Failure{Status: http.StatusRequestEntityTooLarge, Message: tooLargeMessage})
 		return
 	case err != nil && rt.Endpoint == EndpointCount:
@@ -154,7 +155,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// a broken chunked encoding, a body shorter than its length, a
 		// stall past ReadTimeout, or a client gone while sending: the
 		// API's 400 (net/http then closes the connection)
-		h.reject(w, api, nil, unreadable(err))
+		seq = h.reject(w, api, nil, unreadable(err))
 		return
 	}
 	d, err := api.Decode(rt, body, DecodeOptions{Models: h.opts.Models})
@@ -167,7 +168,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		h.reject(w, api, d, rejectionOf(err))
+		seq = h.reject(w, api, d, rejectionOf(err))
 		return
 	}
 	if d == nil {
@@ -183,7 +184,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if v := r.Header.Get(InputTokensHeader); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			h.reject(w, api, nil, &Rejection{Message: fmt.Sprintf("%s: %q is not a whole number of zero or more", InputTokensHeader, v)})
+			seq = h.reject(w, api, nil, &Rejection{Message: fmt.Sprintf("%s: %q is not a whole number of zero or more", InputTokensHeader, v)})
 			return
 		}
 		d.Request.InputTokens = n
@@ -227,8 +228,9 @@ func rejectionOf(err error) *Rejection {
 }
 
 // reject records a request the API refused, with what could be read of
-// it (d, nil when nothing could), and answers it with the API's error.
-func (h *Handler) reject(w http.ResponseWriter, api API, d *Decoded, rj *Rejection) {
+// it (d, nil when nothing could), answers it with the API's error, and
+// returns its record's number.
+func (h *Handler) reject(w http.ResponseWriter, api API, d *Decoded, rj *Rejection) int {
 	rec := Record{Answer: "rejected", ErrorType: rj.Type, Error: rj.Message}
 	if rec.ErrorType == "" {
 		rec.ErrorType = api.StatusOf(&loop.RequestError{Kind: loop.KindInvalidRequest}).Type
@@ -237,19 +239,21 @@ func (h *Handler) reject(w http.ResponseWriter, api API, d *Decoded, rj *Rejecti
 		rec.Purpose, rec.Model, rec.MaxTokens, rec.Stream = d.Request.Purpose, d.Request.Model, d.Request.MaxTokens, d.Stream
 		rec.Messages, rec.Roles = len(d.Request.Messages), Roles(d.Request.Messages)
 	}
-	h.refuse(w, api, rec, &Failure{Rejection: rj})
+	return h.refuse(w, api, rec, &Failure{Rejection: rj})
 }
 
-// refuse records rec (numbered, with the API's name and f's status) and
-// answers f with the API's error, naming the request.
-func (h *Handler) refuse(w http.ResponseWriter, api API, rec Record, f *Failure) {
-	ans := h.recordRefusal(api, rec, f)
+// refuse records rec (numbered, with the API's name and f's status),
+// answers f with the API's error, naming the request, and returns the
+// record's number.
+func (h *Handler) refuse(w http.ResponseWriter, api API, rec Record, f *Failure) int {
+	seq, ans := h.recordRefusal(api, rec, f)
 	h.writeAnswer(w, api, ans, f.RequestID)
+	return seq
 }
 
 // recordRefusal numbers and appends rec, names the request in f, and
-// returns the API's error answer for it.
-func (h *Handler) recordRefusal(api API, rec Record, f *Failure) ErrorAnswer {
+// returns its number and the API's error answer for it.
+func (h *Handler) recordRefusal(api API, rec Record, f *Failure) (int, ErrorAnswer) {
 	h.mu.Lock()
 	defer h.mu.Unlock() // api.Error may panic: see recoverAPI
 	rec.Seq, rec.API, rec.Arrival = len(h.records)+1, api.Name(), time.Since(h.start)
@@ -260,12 +264,24 @@ func (h *Handler) recordRefusal(api API, rec Record, f *Failure) ErrorAnswer {
 	ans := api.Error(f)
 	rec.Status = ans.Status
 	h.records = append(h.records, rec)
-	return ans
+	return rec.Seq, ans
 }
 
 // RequestID is the id of the request numbered seq, as the answers carry
 // it (see [IDHeader]): "req_loopsim_000001".
 func RequestID(seq int) string { return fmt.Sprintf("req_loopsim_%06d", seq) }
+
+// finish records when the server was through with the request whose
+// record is *seq (none when 0): deferred, so that it also runs when the
+// answer ends by dropping the connection.
+func (h *Handler) finish(seq *int) {
+	if *seq == 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.records[*seq-1].Done = time.Since(h.start)
+}
 
 // markGone records that the client of request seq went away before its
 // answer was written in full.

@@ -39,6 +39,7 @@ func (h *Handler) play(ctx context.Context, api API, d *Decoded) *Answer {
 		a.Outcome = OutcomeReply
 		rec.Answer = ReplyLabel(blocks, resp)
 		rec.Status = 200
+		rec.Response = resp
 	case ctx.Err() != nil:
 		a.Outcome = OutcomeGone
 		rec.Answer = "gone"
@@ -49,7 +50,7 @@ func (h *Handler) play(ctx context.Context, api API, d *Decoded) *Answer {
 		rec.Status = 200
 	case errors.As(err, &re) && re.Kind == loop.KindConnection:
 		a.Outcome, a.Err = OutcomeDrop, re
-		rec.Answer = "drop"
+		rec.Answer, rec.Fault = "drop", re.Kind
 		if d.Stream && len(blocks) > 0 {
 			rec.Status = 200
 			rec.Blocks = len(blocks)
@@ -57,7 +58,7 @@ func (h *Handler) play(ctx context.Context, api API, d *Decoded) *Answer {
 	case errors.As(err, &re):
 		a.Outcome, a.Err = OutcomeError, re
 		st := api.StatusOf(re)
-		rec.ErrorType = st.Type
+		rec.ErrorType, rec.Fault = st.Type, re.Kind
 		if StreamsFirst(re, blocks, d.Stream) {
 			rec.Answer, rec.Status, rec.Blocks = "stream_error", 200, len(blocks)
 		} else {

@@ -80,6 +80,20 @@ type Record struct {
 	// gap a client left after a retry-after), never a decision. It is
 	// not written to JSON Lines, whose records stay the same run to run.
 	Arrival time.Duration `json:"-"`
+	// Done is when the server was through with the request, on Arrival's
+	// clock: its answer written out in full, its connection dropped or
+	// its refusal sent. A measurement, like Arrival; not written to JSON
+	// Lines.
+	Done time.Duration `json:"-"`
+	// Fault is the kind of failure the model played (connection for a
+	// dropped connection, overloaded, rate_limited, prompt_too_long, ...;
+	// request_too_large for a body over the server's limit); empty for an
+	// answer. Kept in memory for the exporters (otelexport, timeline);
+	// JSON Lines keep the fields their fixtures were recorded with.
+	Fault loop.ErrorKind `json:"-"`
+	// Response is how the answer sent ended: its stop reason and the
+	// usage it reported; zero for a failure. In memory only, as Fault.
+	Response loop.Response `json:"-"`
 }
 
 // Label is the request in the profile's notation: M (main) or C

@@ -36,9 +36,11 @@ func TestRecordsEachRequestNormalized(t *testing.T) {
 	rec := srv.Requests()
 	require.Len(t, rec, 3)
 	assert.Equal(t, []string{"M:trunc", "C:text", "M:tool"}, wire.Labels(rec))
+	assert.Equal(t, loop.StopMaxTokens, rec[0].Response.StopReason, "the answer's end, kept in memory")
 	for i := range rec {
-		// the arrival is a measurement, checked in TestRecordsArrival
-		rec[i].Arrival = 0
+		// the times are measurements, checked in TestRecordsArrival; the
+		// answer's end in TestRecordsFaultAndResponse
+		rec[i].Arrival, rec[i].Done, rec[i].Response = 0, 0, loop.Response{}
 	}
 	assert.Equal(t, wire.Record{Seq: 1, API: "messages", Purpose: loop.PurposeMain, Model: "claude-test", MaxTokens: 1000, Stream: true,
 		Roles: "u", Messages: 1, Tools: 1, InputTokens: rec[0].SystemTokens + 4, SystemTokens: rec[0].SystemTokens,
@@ -187,7 +189,43 @@ func TestRecordsArrival(t *testing.T) {
 	assert.GreaterOrEqual(t, rec[0].Arrival, time.Duration(0))
 	assert.GreaterOrEqual(t, rec[1].Arrival-rec[0].Arrival, 30*time.Millisecond, "the gap the client left, on the server's clock")
 	assert.GreaterOrEqual(t, rec[2].Arrival, rec[1].Arrival)
+	for _, r := range rec {
+		assert.GreaterOrEqual(t, r.Done, r.Arrival, "request %d is done after it arrived", r.Seq)
+	}
+	assert.LessOrEqual(t, rec[0].Done, rec[1].Arrival, "the 429 was sent before the retry came")
 	var buf bytes.Buffer
 	require.NoError(t, srv.WriteJSONL(&buf))
 	assert.NotContains(t, buf.String(), "arrival", "a measurement stays out of the record files")
+	assert.NotContains(t, buf.String(), "done")
+}
+
+// A record keeps in memory the kind of failure the model played and the
+// end of the answer it sent (stop reason and usage), for the exporters;
+// neither goes to JSON Lines.
+func TestRecordsFaultAndResponse(t *testing.T) {
+	srv, _ := serve(t, wire.Options{},
+		fakemodel.Step{Kind: fakemodel.Overloaded},
+		fakemodel.Step{Kind: fakemodel.ConnectionDropped},
+		fakemodel.Step{Text: "done", InputTokens: 40, OutputTokens: 7})
+	post(t, srv.URL, request(false, userText("go"))).Body.Close()
+	if resp, err := http.Post(srv.URL+"/v1/messages", "application/json", strings.NewReader(`{"model":"claude-test","max_tokens":1000,"messages":[{"role":"user","content":"go"}]}`)); err == nil {
+		resp.Body.Close() // the connection is dropped: an error is what a client sees
+	}
+	post(t, srv.URL, request(false, userText("go"))).Body.Close()
+	post(t, srv.URL, []byte("{")).Body.Close()
+
+	rec := srv.Requests()
+	require.Len(t, rec, 4)
+	assert.Equal(t, []string{"M:529", "M:drop", "M:text", "?:rejected"}, wire.Labels(rec))
+	assert.Equal(t, []loop.ErrorKind{loop.KindOverloaded, loop.KindConnection, "", ""},
+		[]loop.ErrorKind{rec[0].Fault, rec[1].Fault, rec[2].Fault, rec[3].Fault})
+	assert.Equal(t, loop.Response{StopReason: loop.StopEndTurn, Usage: loop.Usage{InputTokens: 40, OutputTokens: 7}}, rec[2].Response)
+	assert.Zero(t, rec[0].Response, "a failure sent no answer's end")
+	for _, r := range rec {
+		assert.Positive(t, r.Done, "request %d has its end", r.Seq)
+	}
+	var buf bytes.Buffer
+	require.NoError(t, srv.WriteJSONL(&buf))
+	assert.NotContains(t, buf.String(), `"fault"`)
+	assert.NotContains(t, buf.String(), "end_turn")
 }
