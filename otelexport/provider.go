@@ -37,6 +37,16 @@ func Spans(ctx context.Context, eps []Episode, opt Options) ([]sdktrace.ReadOnly
 // tests), with the resource, the deterministic IDs and the sampler
 // Spans uses, and shuts it down (flushing the exporter).
 func Record(ctx context.Context, processor sdktrace.TracerProviderOption, eps []Episode, opt Options) error {
+	return provide(ctx, processor, len(eps), func(k int) string { return eps[k].Name }, func(k int, tracer trace.Tracer) {
+		Emit(ctx, tracer, eps[k], opt)
+	})
+}
+
+// provide makes a tracer provider whose spans go to processor, with the
+// resource, sampler and deterministic IDs every export shares, emits n
+// runs through it (run k's IDs seeded by k and its key), and shuts it
+// down (flushing the exporter).
+func provide(ctx context.Context, processor sdktrace.TracerProviderOption, n int, key func(k int) string, emit func(k int, tracer trace.Tracer)) error {
 	ids := &idGenerator{}
 	tp := sdktrace.NewTracerProvider(
 		processor,
@@ -45,9 +55,9 @@ func Record(ctx context.Context, processor sdktrace.TracerProviderOption, eps []
 		sdktrace.WithResource(sdkresource.NewSchemaless(attribute.String("service.name", ServiceName))),
 	)
 	tracer := tp.Tracer(TracerName, trace.WithSchemaURL(SchemaURL))
-	for k, ep := range eps {
-		ids.begin(fmt.Sprintf("%d\x00%s", k, ep.Name))
-		Emit(ctx, tracer, ep, opt)
+	for k := range n {
+		ids.begin(fmt.Sprintf("%d\x00%s", k, key(k)))
+		emit(k, tracer)
 	}
 	if err := tp.Shutdown(ctx); err != nil {
 		return fmt.Errorf("otelexport: shut the tracer provider down: %w", err)

@@ -28,6 +28,16 @@ const (
 	AttrToolName              = "gen_ai.tool.name"
 	AttrToolCallID            = "gen_ai.tool.call.id"
 	AttrErrorType             = "error.type"
+	AttrRequestStream         = "gen_ai.request.stream"
+	AttrHTTPStatus            = "http.response.status_code"
+	AttrExitCode              = "process.exit.code"
+
+	// ProviderAnthropic, ProviderOpenAI and ProviderGemini are the
+	// gen_ai.provider.name values of the fake server's APIs: messages;
+	// chat and responses; gemini.
+	ProviderAnthropic = "anthropic"
+	ProviderOpenAI    = "openai"
+	ProviderGemini    = "gcp.gemini"
 
 	// OpInvokeAgent, OpChat and OpExecuteTool are the gen_ai.operation.name
 	// values of the run, a model request and a tool call.
@@ -37,6 +47,18 @@ const (
 
 	// ErrorTypeTool is error.type on a tool call whose result is an error.
 	ErrorTypeTool = "tool_error"
+	// ErrorTypeRejected is error.type on a request to the fake server
+	// that broke its API's rules (the agent's fault, not an injected one).
+	ErrorTypeRejected = "rejected"
+	// ErrorTypeHarness is error.type on a request the fake server could
+	// not answer for a fault of its own (its script ran out).
+	ErrorTypeHarness = "harness_fault"
+	// ErrorTypeClientGone is error.type on a request whose client went
+	// away before the model answered.
+	ErrorTypeClientGone = "client_gone"
+	// ErrorTypeRun is error.type on an agent run that exited 0 but could
+	// not be judged (AgentRun.Error).
+	ErrorTypeRun = "run_error"
 )
 
 // loopsim's own attribute and event names.
@@ -76,6 +98,20 @@ const (
 	AttrTurn            = "loopsim.turn"
 	AttrHistory         = "loopsim.history.messages"
 	AttrWithheldKind    = "loopsim.withheld.kind"
+
+	// The names of an agent run's spans (AgentRun): its outcome and
+	// number of requests, each request's API, number, messages kept and
+	// dropped from the request before, the server's answer (the
+	// profile's notation: text, tool, trunc, 529, drop, ...) and a client
+	// that went away before its answer was written in full.
+	AttrOutcome         = "loopsim.agent.outcome"
+	AttrRequests        = "loopsim.agent.requests"
+	AttrWireAPI         = "loopsim.wire.api"
+	AttrSeq             = "loopsim.request.seq"
+	AttrKept            = "loopsim.request.kept"
+	AttrDroppedMessages = "loopsim.request.dropped"
+	AttrAnswer          = "loopsim.wire.answer"
+	AttrClientGone      = "loopsim.wire.client_gone"
 
 	// EventFault is an injected fault: a failed request, a tool error, a
 	// stop hook that failed, a stage or compaction that failed.

@@ -27,7 +27,12 @@ func TestPinnedNamesMatchSemconvPackage(t *testing.T) {
 		OpInvokeAgent:             semconv.GenAIOperationNameInvokeAgent.Value.AsString(),
 		OpChat:                    semconv.GenAIOperationNameChat.Value.AsString(),
 		OpExecuteTool:             semconv.GenAIOperationNameExecuteTool.Value.AsString(),
-		"anthropic":               semconv.GenAIProviderNameAnthropic.Value.AsString(),
+		AttrRequestStream:         string(semconv.GenAIRequestStreamKey),
+		AttrHTTPStatus:            string(semconv.HTTPResponseStatusCodeKey),
+		AttrExitCode:              string(semconv.ProcessExitCodeKey),
+		ProviderAnthropic:         semconv.GenAIProviderNameAnthropic.Value.AsString(),
+		ProviderOpenAI:            semconv.GenAIProviderNameOpenAI.Value.AsString(),
+		ProviderGemini:            semconv.GenAIProviderNameGCPGemini.Value.AsString(),
 	}
 	for ours, theirs := range pairs {
 		assert.Equal(t, theirs, ours)

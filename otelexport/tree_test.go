@@ -1,13 +1,16 @@
 package otelexport
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/loopsim/loopsim/internal/simclock"
 	"go.opentelemetry.io/otel/attribute"
@@ -125,3 +128,38 @@ type keepSpans struct{ *tracetest.InMemoryExporter }
 
 // Shutdown implements sdktrace.SpanExporter.
 func (keepSpans) Shutdown(context.Context) error { return nil }
+
+// WriteTree prints the example's tree read back from OTLP JSON: the root
+// with its times, attributes and events, each child indented under it,
+// a failed request's error status on its line.
+func TestWriteTree(t *testing.T) {
+	ep := Episode{Name: exampleScenario, Trace: goldenTrace(t, exampleScenario)}
+	td, err := ReadOTLPJSON(bytes.NewReader(writeExample(t, ep)))
+	require.NoError(t, err)
+	var b strings.Builder
+	require.NoError(t, WriteTree(&b, td))
+	lines := strings.Split(b.String(), "\n")
+	assert.Equal(t, "invoke_agent loopsim  [0..607 ms]", lines[0])
+	assert.True(t, strings.HasPrefix(lines[1], "    gen_ai.operation.name=invoke_agent gen_ai.provider.name=anthropic "), lines[1])
+	assert.Contains(t, b.String(), "\n    event loopsim.transition @5 ms loopsim.transition=next_turn loopsim.transition.changes=[")
+	assert.Contains(t, b.String(), "\n  execute_tool Bash  [3..4 ms]\n")
+	assert.Contains(t, b.String(), "\n  chat claude-sonnet-5-5  [8..9 ms]  ERROR ")
+	assert.Contains(t, b.String(), "\n      event loopsim.fault @9 ms loopsim.fault.kind=connection ")
+	assert.Contains(t, b.String(), "gen_ai.response.finish_reasons=[tool_use]")
+	assert.Equal(t, 1, strings.Count(b.String(), "\ninvoke_agent")+strings.Count(lines[0], "invoke_agent"), "one root")
+
+	// a span whose parent is missing is printed as a root
+	spans := td.ResourceSpans[0].ScopeSpans[0].Spans
+	var orphan *tracepb.Span
+	for _, s := range spans {
+		if len(s.ParentSpanId) > 0 {
+			orphan = s
+			break
+		}
+	}
+	require.NotNil(t, orphan)
+	td.ResourceSpans[0].ScopeSpans[0].Spans = []*tracepb.Span{orphan}
+	b.Reset()
+	require.NoError(t, WriteTree(&b, td))
+	assert.True(t, strings.HasPrefix(b.String(), orphan.Name+"  [0..1 ms]\n"), b.String())
+}

@@ -1,0 +1,272 @@
+package otelexport
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/loopsim/loopsim/fakemodel/wire"
+	"github.com/loopsim/loopsim/internal/simclock"
+)
+
+// AgentRun is one run of a foreign agent (any agent, in any language) as
+// the fake model API server saw it: the records of the requests it sent
+// and how the run ended. Its times are the server's observations.
+type AgentRun struct {
+	// Name names the run: the scenario's name (gen_ai.conversation.id).
+	// With the run's position it seeds the trace ID.
+	Name string
+	// Agent is the agent: its preset's name, or the command
+	// (gen_ai.agent.name); empty means "agent".
+	Agent string
+	// Records are the server's records of the run's requests, in order.
+	Records []wire.Record
+	// Exit is the agent's exit status; -1 when it was killed.
+	Exit int
+	// Outcome is how the run was judged (pass, fail, error, the rules it
+	// broke): loopsim.agent.outcome, when not empty.
+	Outcome string
+	// Error says why the run failed or could not be judged: the root
+	// span's error status, when not empty.
+	Error string
+	// Start is when the server started, on the wall clock; the records'
+	// Arrival and Done are offsets from it. Zero means simclock.Epoch,
+	// for runs whose files must stay the same (tests, fixtures).
+	Start time.Time
+	// Elapsed is how long the run took from Start; the root span ends
+	// then or at the last request's end, whichever is later.
+	Elapsed time.Duration
+}
+
+// AgentSpans exports the agent runs through an SDK tracer provider of
+// its own and returns the finished spans, in the order they ended: one
+// trace per run. Trace and span IDs derive from each run's name and
+// position, so the same runs give the same IDs.
+func AgentSpans(ctx context.Context, runs []AgentRun, opt Options) ([]sdktrace.ReadOnlySpan, error) {
+	col := &collector{}
+	if err := RecordAgents(ctx, sdktrace.WithSyncer(col), runs, opt); err != nil {
+		return nil, err
+	}
+	return col.spans, nil
+}
+
+// RecordAgents exports the agent runs as [Record] exports episodes:
+// through a new SDK tracer provider whose spans go to processor, which
+// it shuts down.
+func RecordAgents(ctx context.Context, processor sdktrace.TracerProviderOption, runs []AgentRun, opt Options) error {
+	return provide(ctx, processor, len(runs), func(k int) string { return runs[k].Agent + "\x00" + runs[k].Name },
+		func(k int, tracer trace.Tracer) { EmitAgent(ctx, tracer, runs[k], opt) })
+}
+
+// EmitAgent records one agent run as spans of tracer: an invoke_agent
+// span for the run (the agent's name, exit status and outcome) and a
+// chat span per request the server recorded (compaction requests and
+// retries each their own, purpose and attempt as attributes), each
+// failure the server played a loopsim.fault event on its request's span.
+// ctx is the parent context.
+func EmitAgent(ctx context.Context, tracer trace.Tracer, run AgentRun, opt Options) {
+	base := run.Start
+	if base.IsZero() {
+		base = simclock.Epoch
+	}
+	agent := run.Agent
+	if opt.Agent != "" {
+		agent = opt.Agent
+	}
+	if agent == "" {
+		agent = "agent"
+	}
+	end := run.Elapsed
+	for _, rec := range run.Records {
+		end = max(end, rec.Arrival, rec.Done)
+	}
+	attrs := []attribute.KeyValue{
+		attribute.String(AttrOperationName, OpInvokeAgent),
+		attribute.String(AttrAgentName, agent),
+		attribute.String(AttrConversationID, run.Name),
+		attribute.Int(AttrExitCode, run.Exit),
+		attribute.Int(AttrRequests, len(run.Records)),
+	}
+	if len(run.Records) > 0 {
+		attrs = append(attrs, attribute.String(AttrProviderName, wireProvider(run.Records[0].API, opt)))
+	}
+	if run.Outcome != "" {
+		attrs = append(attrs, attribute.String(AttrOutcome, run.Outcome))
+	}
+	ctx, root := tracer.Start(ctx, OpInvokeAgent+" "+agent, trace.WithTimestamp(base),
+		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	attempt := 0
+	for i, rec := range run.Records {
+		if i > 0 && retries(run.Records[i-1], rec) {
+			attempt++
+		} else {
+			attempt = 1
+		}
+		emitRecord(ctx, tracer, base, rec, attempt, opt)
+	}
+	switch {
+	case run.Exit != 0:
+		root.SetAttributes(attribute.String(AttrErrorType, exitType(run.Exit)))
+		root.SetStatus(codes.Error, joinNonEmpty(fmt.Sprintf("exit status %d", run.Exit), run.Error))
+	case run.Error != "":
+		root.SetAttributes(attribute.String(AttrErrorType, ErrorTypeRun))
+		root.SetStatus(codes.Error, run.Error)
+	}
+	root.End(trace.WithTimestamp(base.Add(end)))
+}
+
+// emitRecord records one request as a chat span from its arrival to when
+// the server was through with it.
+func emitRecord(ctx context.Context, tracer trace.Tracer, base time.Time, rec wire.Record, attempt int, opt Options) {
+	name := OpChat
+	if rec.Model != "" {
+		name += " " + rec.Model
+	}
+	attrs := []attribute.KeyValue{
+		attribute.String(AttrOperationName, OpChat),
+		attribute.String(AttrProviderName, wireProvider(rec.API, opt)),
+		attribute.String(AttrWireAPI, rec.API),
+		attribute.Int(AttrSeq, rec.Seq),
+		attribute.Int(AttrAttempt, attempt),
+		attribute.Bool(AttrRequestStream, rec.Stream),
+		attribute.Int(AttrMessages, rec.Messages),
+		attribute.Int(AttrEstimatedInput, rec.InputTokens),
+		attribute.Int(AttrKept, rec.Kept),
+		attribute.Int(AttrDroppedMessages, rec.Dropped),
+		attribute.String(AttrAnswer, rec.Answer),
+	}
+	if rec.Purpose != "" {
+		attrs = append(attrs, attribute.String(AttrPurpose, string(rec.Purpose)))
+	}
+	if rec.Model != "" {
+		attrs = append(attrs, attribute.String(AttrRequestModel, rec.Model))
+	}
+	if rec.MaxTokens > 0 {
+		attrs = append(attrs, attribute.Int(AttrRequestMaxTokens, rec.MaxTokens))
+	}
+	if rec.Status != 0 {
+		attrs = append(attrs, attribute.Int(AttrHTTPStatus, rec.Status))
+	}
+	if rec.ClientGone {
+		attrs = append(attrs, attribute.Bool(AttrClientGone, true))
+	}
+	if r := rec.Response; r.StopReason != "" {
+		u := r.Usage
+		attrs = append(attrs,
+			attribute.Int(AttrUsageInputTokens, u.InputTokens+u.CacheReadInputTokens+u.CacheCreationInputTokens),
+			attribute.Int(AttrUsageOutputTokens, u.OutputTokens),
+			attribute.StringSlice(AttrResponseFinishReasons, []string{string(r.StopReason)}),
+			attribute.Int(AttrBlocks, rec.Blocks))
+		if u.CacheReadInputTokens > 0 {
+			attrs = append(attrs, attribute.Int(AttrUsageCacheRead, u.CacheReadInputTokens))
+		}
+		if u.CacheCreationInputTokens > 0 {
+			attrs = append(attrs, attribute.Int(AttrUsageCacheCreation, u.CacheCreationInputTokens))
+		}
+	}
+	start := base.Add(rec.Arrival)
+	end := base.Add(max(rec.Done, rec.Arrival))
+	_, s := tracer.Start(ctx, name, trace.WithTimestamp(start), trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+	if kind := FaultKind(rec); kind != "" {
+		ev := []attribute.KeyValue{attribute.String(AttrFaultKind, kind), attribute.String(AttrAnswer, rec.Answer)}
+		if st, err := strconv.Atoi(rec.Answer); err == nil {
+			ev = append(ev, attribute.Int(AttrFaultStatus, st))
+		}
+		s.AddEvent(EventFault, trace.WithTimestamp(end), trace.WithAttributes(ev...))
+	}
+	if typ := wireErrorType(rec); typ != "" {
+		s.SetAttributes(attribute.String(AttrErrorType, typ))
+		s.SetStatus(codes.Error, joinNonEmpty(rec.Label(), rec.Error))
+	}
+	s.End(trace.WithTimestamp(end))
+}
+
+// FaultKind is the kind of fault the server played for a request: the
+// failure the model played (its loop.ErrorKind: overloaded, connection,
+// prompt_too_long, ...; request_too_large for a body over the server's
+// limit), or a reply's injected shape (truncated, empty,
+// malformed_tool_use) or a user's abort; empty for a plain answer and
+// for what the agent or the harness caused (a rejected request, a
+// harness fault, a client gone).
+func FaultKind(rec wire.Record) string {
+	if rec.Fault != "" {
+		return string(rec.Fault)
+	}
+	switch rec.Answer {
+	case "trunc":
+		return "truncated"
+	case "empty":
+		return "empty"
+	case "malformed":
+		return "malformed_tool_use"
+	case "abort":
+		return "abort"
+	}
+	return ""
+}
+
+// wireErrorType is error.type of a request that did not get a reply: the
+// failure's kind, rejected (the request broke the API's rules),
+// harness_fault, client_gone or abort; empty for a reply.
+func wireErrorType(rec wire.Record) string {
+	switch {
+	case rec.Fault != "":
+		return string(rec.Fault)
+	case rec.Answer == "rejected":
+		return ErrorTypeRejected
+	case rec.Answer == "fault":
+		return ErrorTypeHarness
+	case rec.Answer == "gone":
+		return ErrorTypeClientGone
+	case rec.Answer == "abort":
+		return "abort"
+	}
+	return ""
+}
+
+// retries reports whether rec is a retry of prev: prev failed and rec
+// carries the same messages (all kept, none dropped or appended) for the
+// same purpose.
+func retries(prev, rec wire.Record) bool {
+	return wireErrorType(prev) != "" && prev.Answer != "abort" && rec.Purpose == prev.Purpose &&
+		rec.Kept == prev.Messages && rec.Messages == prev.Messages && rec.Dropped == 0 && len(rec.Appended) == 0
+}
+
+// wireProvider is gen_ai.provider.name of a request to api: Options's
+// Provider when set, else the provider whose API it is.
+func wireProvider(api string, opt Options) string {
+	if opt.Provider != "" {
+		return opt.Provider
+	}
+	switch api {
+	case "messages":
+		return ProviderAnthropic
+	case "chat", "responses":
+		return ProviderOpenAI
+	case "gemini":
+		return ProviderGemini
+	}
+	return api
+}
+
+// exitType is error.type of a run that exited with a non-zero status:
+// the status, or killed.
+func exitType(exit int) string {
+	if exit < 0 {
+		return "killed"
+	}
+	return strconv.Itoa(exit)
+}
+
+func joinNonEmpty(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + ": " + b
+}
