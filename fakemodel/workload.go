@@ -49,6 +49,10 @@ type Workload struct {
 	// besides its own request. Nothing is drawn while Mean is Min and Min
 	// is 0 (no rework).
 	CompactionRework Geometric `json:"compaction_rework"`
+	// Population is how sessions differ from each other: the spread of
+	// the factors each session scales the parameters above by (zero: every
+	// session draws from the workload as given).
+	Population Population `json:"population,omitzero"`
 	// Faults are the injected faults' probabilities.
 	Faults Faults `json:"faults"`
 	// Swarm draws each episode's fault probabilities afresh (see
@@ -195,6 +199,9 @@ func (w Workload) Validate() error {
 		if d.err != nil {
 			return fmt.Errorf("workload %s: %w", d.name, d.err)
 		}
+	}
+	if err := w.Population.validate(); err != nil {
+		return fmt.Errorf("workload population.%w", err)
 	}
 	if w.Replies.Min < 1 {
 		return errors.New("workload replies: min must be at least 1 (the final answer)")

@@ -19,12 +19,18 @@ type Seeds struct {
 	// Faults seeds the injected faults (and, in swarm mode, their
 	// probabilities).
 	Faults uint64
+	// Session seeds the draw of the session's parameters from the
+	// workload's [Population] (nothing is drawn from it while the
+	// population has no spread). Episodes given the same Session seed are
+	// sessions of one user.
+	Session uint64
 }
 
 // PCG stream constants of the episode's two streams.
 const (
-	workloadStream = 0x776f726b6c6f6164 // "workload"
-	faultStream    = 0x6661756c74730000 // "faults"
+	workloadStream   = 0x776f726b6c6f6164 // "workload"
+	faultStream      = 0x6661756c74730000 // "faults"
+	populationStream = 0x73657373696f6e00 // "session"
 )
 
 // Episode is one session drawn from a [Workload]: a [loop.Model], a
@@ -86,7 +92,13 @@ var (
 // Episode draws one session from w, for a model whose context window is
 // window. cancel must cancel the context the loop runs with: the episode
 // calls it when the user aborts. w must be valid ([Workload.Validate]).
+// A workload with a [Population] spread first draws the session's own
+// parameters from s.Session's stream; the episode's other streams are
+// drawn from as without one.
 func (w Workload) Episode(s Seeds, window int, cancel context.CancelFunc) *Episode {
+	if w.Population.Spread() {
+		w = w.Session(rand.New(rand.NewPCG(s.Session, populationStream)))
+	}
 	e := &Episode{
 		w:      w,
 		faults: w.Faults,

@@ -17,26 +17,8 @@ func Calibrate(ctx context.Context, s Setting, n int, root uint64, workers int) 
 	}
 	parts := make([]Figures, workers)
 	err := forEach(ctx, workers, n, func(w, j int) error {
-		cs := calls{f: &parts[w]}
-		pending := 0
-		_, _, _, err := play(s, EpisodeSeed(root, j), func(e loop.Event) {
-			switch x := e.(type) {
-			case loop.RequestEvent:
-				if x.Purpose == loop.PurposeMain {
-					pending = x.InputTokens
-				}
-			case loop.ResponseEvent:
-				if x.Purpose == loop.PurposeMain {
-					cs.call(pending, x.Usage.OutputTokens, len(x.ToolUses))
-				}
-			case loop.Compaction:
-				if x.OK {
-					cs.compaction(x.Trigger == loop.TriggerAuto, x.TokensBefore)
-				}
-			}
-		}, false)
-		cs.end()
-		return err
+		seed := EpisodeSeed(root, j)
+		return measureEpisode(s, seed, StreamsOf(seed), &parts[w])
 	})
 	var f Figures
 	for i := range parts {
@@ -46,6 +28,60 @@ func Calibrate(ctx context.Context, s Setting, n int, root uint64, workers int) 
 		return f, fmt.Errorf("calibrate: %w", err)
 	}
 	return f, nil
+}
+
+// CalibrateUsers plays users groups of perUser episodes under s, each
+// group one simulated user: its episodes share the session seed
+// [UserSeed], so they draw the same parameters from the workload's
+// population, as the sessions of one real source share theirs. It
+// returns each user's figures, measured as [Calibrate] measures. Episode
+// k of user u is episode u*perUser+k of root seed root.
+func CalibrateUsers(ctx context.Context, s Setting, users, perUser int, root uint64, workers int) ([]Figures, error) {
+	if workers <= 0 {
+		workers = 1
+	}
+	perUser = max(perUser, 1)
+	out := make([]Figures, users)
+	err := forEach(ctx, workers, users, func(_, u int) error {
+		for k := range perUser {
+			seed := EpisodeSeed(root, u*perUser+k)
+			st := StreamsOf(seed)
+			st.Model.Session = UserSeed(root, u)
+			if err := measureEpisode(s, seed, st, &out[u]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("calibrate users: %w", err)
+	}
+	return out, nil
+}
+
+// measureEpisode plays one episode with streams st and adds what it
+// measured to f: one user prompt, every successful main request a call.
+func measureEpisode(s Setting, seed uint64, st Streams, f *Figures) error {
+	cs := calls{f: f}
+	pending := 0
+	_, _, _, err := playStreams(s, seed, st, func(e loop.Event) {
+		switch x := e.(type) {
+		case loop.RequestEvent:
+			if x.Purpose == loop.PurposeMain {
+				pending = x.InputTokens
+			}
+		case loop.ResponseEvent:
+			if x.Purpose == loop.PurposeMain {
+				cs.call(pending, x.Usage.OutputTokens, len(x.ToolUses))
+			}
+		case loop.Compaction:
+			if x.OK {
+				cs.compaction(x.Trigger == loop.TriggerAuto, x.TokensBefore)
+			}
+		}
+	}, false)
+	cs.end()
+	return err
 }
 
 // Published are the figures the transcripts' README gives (Claude Code

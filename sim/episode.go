@@ -61,7 +61,12 @@ var toolNames = []string{"Read", "Grep", "Edit", "Bash"}
 // every event; keepTrace keeps the trace in the result. The returned
 // messages are the starting history.
 func play(s Setting, seed uint64, observe func(loop.Event), keepTrace bool) (*loop.Result, []loop.Message, *meter, error) {
-	st := StreamsOf(seed)
+	return playStreams(s, seed, StreamsOf(seed), observe, keepTrace)
+}
+
+// playStreams is play with the episode's streams given (seed names the
+// episode in errors).
+func playStreams(s Setting, seed uint64, st Streams, observe func(loop.Event), keepTrace bool) (*loop.Result, []loop.Message, *meter, error) {
 	// The episode gets its own context: the user's abort is the
 	// workload's to decide, never the simulation's cancellation.
 	ctx, cancel := context.WithCancel(context.Background())

@@ -9,6 +9,8 @@ const (
 	tagWorkload = 0x776f726b // "work"
 	tagFaults   = 0x66617574 // "faut"
 	tagJitter   = 0x6a697474 // "jitt"
+	tagSession  = 0x73657373 // "sess"
+	tagUser     = 0x75736572 // "user"
 )
 
 // EpisodeSeed is the seed of episode index (from 0) of a simulation with
@@ -31,9 +33,16 @@ type Streams struct {
 // StreamsOf derives an episode's streams from its seed.
 func StreamsOf(seed uint64) Streams {
 	return Streams{
-		Model:  fakemodel.Seeds{Workload: derive(seed, tagWorkload), Faults: derive(seed, tagFaults)},
+		Model:  fakemodel.Seeds{Workload: derive(seed, tagWorkload), Faults: derive(seed, tagFaults), Session: derive(seed, tagSession)},
 		Jitter: derive(seed, tagJitter),
 	}
+}
+
+// UserSeed is the session seed ([fakemodel.Seeds.Session]) shared by
+// the episodes of user index (from 0) of a simulation with root seed
+// root that groups its episodes by user (see [CalibrateUsers]).
+func UserSeed(root uint64, index int) uint64 {
+	return derive(derive(root, tagUser), uint64(index))
 }
 
 // derive mixes a tag into a seed: a SplitMix64 step, whose output

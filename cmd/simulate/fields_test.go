@@ -31,6 +31,7 @@ var docSources = []struct {
 }{
 	{"../../loop/policy.go", map[string]string{"Policy": "policy."}},
 	{"../../fakemodel/workload.go", map[string]string{"Workload": "workload.", "Faults": "workload.faults."}},
+	{"../../fakemodel/workload_population.go", map[string]string{"Population": "workload.population."}},
 	{"../../fakemodel/workload_dist.go", map[string]string{"LogNormal": "fakemodel.LogNormal.", "Uniform": "fakemodel.Uniform.", "Geometric": "fakemodel.Geometric."}},
 }
 
