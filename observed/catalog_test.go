@@ -14,11 +14,11 @@ import (
 // output maximum, and every streaming main request the agent made of it
 // without a user setting of the output maximum asked for that maximum.
 func TestCatalogAgreesWithObservations(t *testing.T) {
-	cases, err := observed.LoadCases(casesDir)
+	cases, err := observed.LoadCases(casesDir) // Claude Code's: the catalog is of its models
 	require.NoError(t, err)
 	known := 0
 	for _, c := range cases {
-		s := loadCase(t, c)
+		s := suites[0].load(t, c)
 		k, err := loop.LookupModel(s.Model.Name)
 		if err != nil {
 			continue

@@ -1,8 +1,13 @@
-// Package observed holds what the released Claude Code agent (the npm
-// package @anthropic-ai/claude-code, the version in [AgentVersion]) did
-// when it was run headless against the fake Messages API server
-// (fakemodel/fakeapi), fault script by fault script, and checks the
-// claude-code profile against it.
+// Package observed holds what released agents did when they were run
+// headless against the fake server (fakemodel/fakeapi), fault script by
+// fault script, and checks each agent's profile against it: the Claude
+// Code agent (the npm package @anthropic-ai/claude-code, the version in
+// [AgentVersion]) over the Messages API, checked against the claude-code
+// profile, and Codex CLI (@openai/codex, run through its preset in
+// package agents) over the Responses API, checked against the codex
+// profile. A case names its agent ([Case.Agent]); each agent other than
+// Claude Code has its cases and observations in a folder of its own
+// (testdata/cases/codex, testdata/observed/codex).
 //
 // Each case under testdata/cases is a scenario file (what the server
 // answers, and what the loop in process must do) and a case file (how the
@@ -20,8 +25,10 @@
 //
 // The agent runs in a clean environment (PATH, a temporary HOME and
 // config directory, the server's address, a dummy key): its policy
-// depends on its environment (with IS_SANDBOX set it keeps retrying after
-// the third 529 in a row).
+// depends on its environment (Claude Code with IS_SANDBOX set keeps
+// retrying after the third 529 in a row). For Codex the observation also
+// keeps, per request, the time since the one before, rounded (its
+// back-off), and the result counts its retry notices.
 //
 // The observations are re-recorded only on request, against an installed
 // agent (see [AgentEnv]); the tests that run in CI read the recorded ones.

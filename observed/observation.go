@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// AgentVersion is the released agent the observations were recorded
-// with.
+// AgentVersion is the released Claude Code agent its observations were
+// recorded with (Codex's is its preset's, [VersionOf]).
 const AgentVersion = "2.1.332"
 
 // AgentEnv names the environment variable that holds the command running
@@ -19,9 +19,13 @@ const AgentEnv = "LOOPSIM_AGENT_CMD"
 
 // Case is how one observation is made.
 type Case struct {
-	// Name names the case; its scenario is testdata/cases/NAME.yaml and
-	// its observation testdata/observed/NAME.json.
+	// Name names the case; its scenario is NAME.yaml beside the case file
+	// (testdata/cases, testdata/cases/codex) and its observation NAME.json
+	// in the agent's folder of testdata/observed.
 	Name string `json:"name"`
+	// Agent is the observed agent ([Agents]): claude-code when empty, or
+	// codex, run through its preset.
+	Agent string `json:"agent,omitempty"`
 	// Question is the open point the case settles.
 	Question string `json:"question"`
 	// Answer is what the agent did, in words.
@@ -29,17 +33,26 @@ type Case struct {
 	// Prompt is the agent's prompt; empty means the scenario's first
 	// message.
 	Prompt string `json:"prompt,omitempty"`
-	// Args are further command-line arguments (after -p PROMPT
-	// --output-format stream-json --verbose).
+	// Args are further command-line arguments: Claude Code's after -p
+	// PROMPT --output-format stream-json --verbose; Codex's before the
+	// prompt (-c key=value overrides of its config, -m MODEL).
 	Args []string `json:"args,omitempty"`
 	// Env are further KEY=VALUE environment entries.
 	Env []string `json:"env,omitempty"`
-	// Settings, if set, is the agent's settings.json (hooks).
+	// Settings, if set, is Claude Code's settings.json (hooks).
 	Settings json.RawMessage `json:"settings,omitempty"`
-	// Differs, when set, says why the claude-code profile in process
-	// does not produce the agent's request sequence for this case (a
+	// Differs, when set, says why the agent's profile in process does
+	// not produce the agent's request sequence for this case (a
 	// behaviour the profile does not model yet).
 	Differs string `json:"differs,omitempty"`
+}
+
+// AgentName is the case's agent: claude-code unless it names another.
+func (c Case) AgentName() string {
+	if c.Agent == "" {
+		return ClaudeCode
+	}
+	return c.Agent
 }
 
 // Observation is what the agent did in one case, normalized.
@@ -75,10 +88,20 @@ type Request struct {
 	// with keys sorted and cache_control markers removed (what Carried
 	// hashes), so that compaction rules can be weighed against sizes.
 	Sizes []int `json:"sizes,omitempty"`
+	// DelayMS is the time from the previous request's arrival to this
+	// one's on the server's clock, rounded to [DelayStepMS]: a
+	// measurement of the agent's back-off (its jitter included), recorded
+	// for the agents after Claude Code.
+	DelayMS int `json:"delay_ms,omitempty"`
 }
 
-// Result is the agent's final report: the last {"type":"result"} line of
-// its stream-json output, and its exit status.
+// DelayStepMS is what a request's delay is rounded to.
+const DelayStepMS = 100
+
+// Result is the agent's final report and its exit status: for Claude
+// Code the last {"type":"result"} line of its stream-json output; for
+// Codex its `exec --json` events (the last one's type as the subtype, its
+// turns and retry notices).
 type Result struct {
 	Subtype        string `json:"subtype"`
 	TerminalReason string `json:"terminal_reason,omitempty"`
@@ -86,7 +109,10 @@ type Result struct {
 	NumTurns       int    `json:"num_turns"`
 	// Empty says the result text was empty.
 	Empty bool `json:"empty"`
-	Exit  int  `json:"exit"`
+	// Notices counts the agent's own retry notices (Codex's top-level
+	// error events, "Reconnecting... n/m"); Claude Code's are not read.
+	Notices int `json:"notices,omitempty"`
+	Exit    int `json:"exit"`
 }
 
 // LoadCases reads every case file of dir (NAME.case.json).
