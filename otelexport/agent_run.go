@@ -67,9 +67,9 @@ func RecordAgents(ctx context.Context, processor sdktrace.TracerProviderOption, 
 // EmitAgent records one agent run as spans of tracer: an invoke_agent
 // span for the run (the agent's name, exit status and outcome) and a
 // chat span per request the server recorded (compaction requests and
-// retries each their own, purpose and attempt as attributes), each
-// failure the server played a loopsim.fault event on its request's span.
-// ctx is the parent context.
+// retries each their own; purpose and attempt, by [wire.Attempts], as
+// attributes), each failure the server played a loopsim.fault event on
+// its request's span. ctx is the parent context.
 func EmitAgent(ctx context.Context, tracer trace.Tracer, run AgentRun, opt Options) {
 	base := run.Start
 	if base.IsZero() {
@@ -101,14 +101,9 @@ func EmitAgent(ctx context.Context, tracer trace.Tracer, run AgentRun, opt Optio
 	}
 	ctx, root := tracer.Start(ctx, OpInvokeAgent+" "+agent, trace.WithTimestamp(base),
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
-	attempt := 0
+	attempts := wire.Attempts(run.Records)
 	for i, rec := range run.Records {
-		if i > 0 && retries(run.Records[i-1], rec) {
-			attempt++
-		} else {
-			attempt = 1
-		}
-		emitRecord(ctx, tracer, base, rec, attempt, opt)
+		emitRecord(ctx, tracer, base, rec, attempts[i], opt)
 	}
 	switch {
 	case run.Exit != 0:
@@ -228,14 +223,6 @@ func wireErrorType(rec wire.Record) string {
 		return "abort"
 	}
 	return ""
-}
-
-// retries reports whether rec is a retry of prev: prev failed and rec
-// carries the same messages (all kept, none dropped or appended) for the
-// same purpose.
-func retries(prev, rec wire.Record) bool {
-	return wireErrorType(prev) != "" && prev.Answer != "abort" && rec.Purpose == prev.Purpose &&
-		rec.Kept == prev.Messages && rec.Messages == prev.Messages && rec.Dropped == 0 && len(rec.Appended) == 0
 }
 
 // wireProvider is gen_ai.provider.name of a request to api: Options's
