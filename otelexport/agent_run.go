@@ -168,7 +168,7 @@ func emitRecord(ctx context.Context, tracer trace.Tracer, base time.Time, rec wi
 	start := base.Add(rec.Arrival)
 	end := base.Add(max(rec.Done, rec.Arrival))
 	_, s := tracer.Start(ctx, name, trace.WithTimestamp(start), trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
-	if kind := FaultKind(rec); kind != "" {
+	if kind := rec.FaultKind(); kind != "" {
 		ev := []attribute.KeyValue{attribute.String(AttrFaultKind, kind), attribute.String(AttrAnswer, rec.Answer)}
 		if st, err := strconv.Atoi(rec.Answer); err == nil {
 			ev = append(ev, attribute.Int(AttrFaultStatus, st))
@@ -180,30 +180,6 @@ func emitRecord(ctx context.Context, tracer trace.Tracer, base time.Time, rec wi
 		s.SetStatus(codes.Error, joinNonEmpty(rec.Label(), rec.Error))
 	}
 	s.End(trace.WithTimestamp(end))
-}
-
-// FaultKind is the kind of fault the server played for a request: the
-// failure the model played (its loop.ErrorKind: overloaded, connection,
-// prompt_too_long, ...; request_too_large for a body over the server's
-// limit), or a reply's injected shape (truncated, empty,
-// malformed_tool_use) or a user's abort; empty for a plain answer and
-// for what the agent or the harness caused (a rejected request, a
-// harness fault, a client gone).
-func FaultKind(rec wire.Record) string {
-	if rec.Fault != "" {
-		return string(rec.Fault)
-	}
-	switch rec.Answer {
-	case "trunc":
-		return "truncated"
-	case "empty":
-		return "empty"
-	case "malformed":
-		return "malformed_tool_use"
-	case "abort":
-		return "abort"
-	}
-	return ""
 }
 
 // wireErrorType is error.type of a request that did not get a reply: the

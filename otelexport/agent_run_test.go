@@ -171,13 +171,3 @@ func TestAgentRunProviders(t *testing.T) {
 	assert.Equal(t, "Error", roots[0].Status)
 	assert.Equal(t, ErrorTypeRun, roots[0].Attrs[AttrErrorType])
 }
-
-// Replies whose shape the script injected (cut at the cap, empty, a
-// malformed tool call) and a user's abort are fault events too.
-func TestAgentRunInjectedReplyShapes(t *testing.T) {
-	for answer, kind := range map[string]string{"trunc": "truncated", "empty": "empty", "malformed": "malformed_tool_use", "abort": "abort", "text": ""} {
-		assert.Equal(t, kind, FaultKind(wire.Record{Answer: answer}), answer)
-	}
-	assert.Equal(t, "stream_error", FaultKind(wire.Record{Answer: "stream_error", Fault: loop.KindStream}))
-	assert.Equal(t, "", FaultKind(wire.Record{Answer: "gone"}), "the client left: not injected")
-}

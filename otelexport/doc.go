@@ -11,4 +11,11 @@
 //
 // Times are simulated (internal/simclock): the same trace gives the same
 // spans, IDs and file.
+//
+// A foreign agent's run, as the fake model API server recorded it
+// ([AgentRun], [AgentSpans]), is exported the same way from the server's
+// records: an invoke_agent span for the run, a chat span per request,
+// a loopsim.fault event per injected fault. Its times are the server's
+// observations; its IDs still derive from the run's name and position.
+// [WriteTree] prints the span tree of OTLP data read back.
 package otelexport

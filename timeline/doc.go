@@ -6,4 +6,10 @@
 // compactions, fallbacks, the terminal) and the context size (a
 // counter). Times are simulated (internal/simclock), so the same trace
 // gives the same file.
+//
+// A foreign agent's run, as the fake model API server recorded it
+// ([AgentRun], [WriteAgents]), is drawn the same way from the server's
+// observations: the run as a slice, its requests as slices from arrival
+// to answer, its injected faults as instants, the size of its main
+// requests as the context counter.
 package timeline

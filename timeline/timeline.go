@@ -72,7 +72,11 @@ func Build(eps []Episode) File {
 // Write writes the timeline of the episodes as trace-event JSON, one
 // event a line.
 func Write(w io.Writer, eps []Episode) error {
-	f := Build(eps)
+	return writeFile(w, Build(eps))
+}
+
+// writeFile writes f as trace-event JSON, one event a line.
+func writeFile(w io.Writer, f File) error {
 	if _, err := io.WriteString(w, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"); err != nil {
 		return fmt.Errorf("timeline: write: %w", err)
 	}
