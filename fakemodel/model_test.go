@@ -169,6 +169,26 @@ func TestTruncated(t *testing.T) {
 	assert.Equal(t, `{"path":"a.go","co`, blocks[1].Input, "cut input")
 }
 
+// A truncated step may state its last tool_use's input as the API cut
+// it: that input is sent as written, not cut again; a whole one is cut
+// in half. Only the last tool_use may be cut.
+func TestTruncatedInputStatedCut(t *testing.T) {
+	cut := Step{Kind: Truncated, ToolUses: []ToolUse{{Name: "Glob", Input: `{"pattern":"*.go"}`}, {Name: "Glob", Input: `{"pattern":"*.t`}}}
+	require.NoError(t, cut.Validate())
+	m := &Model{Script: []Step{cut}}
+	blocks, resp, err := stream(t, m, req(10))
+	require.NoError(t, err)
+	require.Len(t, blocks, 2)
+	assert.Equal(t, loop.StopMaxTokens, resp.StopReason)
+	assert.Equal(t, `{"pattern":"*.go"}`, blocks[0].Input, "an earlier tool_use is whole")
+	assert.Equal(t, `{"pattern":"*.t`, blocks[1].Input, "the stated cut, as written")
+
+	early := Step{Kind: Truncated, ToolUses: []ToolUse{{Name: "Glob", Input: `{"pattern":"*.t`}, {Name: "Glob"}}}
+	assert.EqualError(t, early.Validate(), `tool_uses[0]: input "{\"pattern\":\"*.t" is not a JSON object`, "only the last tool_use can be cut")
+	reply := Step{ToolUses: []ToolUse{{Name: "Glob", Input: `{"pattern":"*.t`}}}
+	assert.Error(t, reply.Validate(), "a whole reply's input is whole")
+}
+
 func TestEmptyAndMalformed(t *testing.T) {
 	m := &Model{Script: []Step{{Kind: Empty}, {Kind: MalformedToolUse}}}
 	blocks, resp, err := stream(t, m, req(10))

@@ -145,15 +145,15 @@ func (pl player) malformedToolUse() playback {
 	return pl.answer(blocks, loop.StopToolUse, 0)
 }
 
-// truncated answers cut at max_tokens: a last tool_use keeps half its
-// input, and the output reported is the request's max_tokens unless the
-// step says.
+// truncated answers cut at max_tokens: a last tool_use keeps its input
+// as the script cut it, or half of a whole one, and the output reported
+// is the request's max_tokens unless the step says.
 func (pl player) truncated() playback {
 	blocks := content(pl.s, pl.number)
 	if len(blocks) == 0 {
 		blocks = []loop.Block{{Type: loop.BlockText, Text: defaultTruncatedText}}
 	}
-	if last := &blocks[len(blocks)-1]; last.Type == loop.BlockToolUse {
+	if last := &blocks[len(blocks)-1]; last.Type == loop.BlockToolUse && (ToolUse{Input: last.Input}).ValidateInput() == nil {
 		last.Input = last.Input[:len(last.Input)/2]
 	}
 	return pl.answer(blocks, loop.StopMaxTokens, pl.req.MaxTokens)

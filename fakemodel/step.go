@@ -25,7 +25,8 @@ const (
 	MalformedToolUse Kind = "malformed_tool_use"
 	// Truncated is a response cut at the output cap: stop reason
 	// max_tokens and output tokens = the request's MaxTokens. If the step
-	// has ToolUses, the last one's input JSON is cut in half.
+	// has ToolUses, the last one's input is cut: as written when the
+	// script states it cut (not a JSON object), else in half.
 	Truncated Kind = "truncated"
 	// PromptTooLong fails with 400 "prompt is too long: N tokens > M
 	// maximum": N is the request's InputTokens (or the step's), M is the
@@ -146,9 +147,11 @@ type ToolUse struct {
 	ID string `json:"id,omitempty"`
 	// Name is the tool. Required.
 	Name string `json:"name"`
-	// Input is the raw JSON input, an object; empty means "{}". Only a
-	// step whose stream fails (abort, stream_error, fallback_triggered)
-	// may carry an input cut short.
+	// Input is the raw JSON input, an object; empty means "{}". A step
+	// whose stream fails (abort, stream_error, fallback_triggered,
+	// connection_dropped) may carry an input cut short, and so may the
+	// last tool_use of a truncated step: the API sends the input as far as
+	// the model wrote it.
 	Input string `json:"input,omitempty"`
 }
 
@@ -327,15 +330,17 @@ func (s Step) validateFigures() error {
 }
 
 // validateToolUses: every tool use has a name, and in a step of kind k
-// that replies whole, an input that is a JSON object.
+// that replies whole, an input that is a JSON object (but for the last
+// tool_use of a truncated step, which the output cap may cut).
 func (s Step) validateToolUses(k Kind) error {
 	for i, t := range s.ToolUses {
 		if t.Name == "" {
 			return fmt.Errorf("tool_uses[%d] has no name", i)
 		}
 		// a stream that fails (abort, stream_error, fallback_triggered)
-		// may stop inside a tool_use's input; a reply's is whole
-		if k == Reply || k == Truncated {
+		// may stop inside a tool_use's input, and the output cap inside
+		// the last one's; a reply's is whole
+		if k == Reply || (k == Truncated && i < len(s.ToolUses)-1) {
 			if err := t.ValidateInput(); err != nil {
 				return fmt.Errorf("tool_uses[%d]: %w", i, err)
 			}

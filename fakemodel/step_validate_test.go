@@ -82,14 +82,15 @@ func TestToolUseInputIsAJSONObject(t *testing.T) {
 	assert.EqualError(t, ToolUse{Name: "R", Input: fortyOne}.ValidateInput(), `input "`+fortyOne[:37]+`..." is not a JSON object`)
 }
 
-// A reply's and a truncated step's tool inputs are stated whole (the
-// truncated step cuts its own when it plays); a stream that fails may
-// stop inside one.
+// A reply's tool inputs are stated whole; a truncated step's last one may
+// be stated cut (the output cap stops inside it), earlier ones not; a
+// stream that fails may stop inside one.
 func TestWhichStepsTakeACutInput(t *testing.T) {
 	cut := []ToolUse{{Name: "Write", Input: `{"path":"a.g`}}
-	for _, k := range []Kind{Reply, Truncated} {
-		assert.ErrorContains(t, Step{Kind: k, ToolUses: cut}.Validate(), "tool_uses[0]: input", "kind %s", k)
-	}
+	assert.ErrorContains(t, Step{ToolUses: cut}.Validate(), "tool_uses[0]: input", "a reply")
+	assert.NoError(t, Step{Kind: Truncated, ToolUses: cut}.Validate(), "a truncated step's last tool_use")
+	assert.ErrorContains(t, Step{Kind: Truncated, ToolUses: append(cut, ToolUse{Name: "Read"})}.Validate(), "tool_uses[0]: input",
+		"a truncated step's earlier tool_use")
 	for _, k := range []Kind{StreamError, ConnectionDropped, FallbackTriggered, Abort} {
 		assert.NoError(t, Step{Kind: k, ToolUses: cut, After: 1}.Validate(), "kind %s", k)
 	}

@@ -204,6 +204,10 @@ type ToolResultEvent struct {
 	Prevent bool `json:"prevent,omitempty"`
 	// Error is the tool's error or panic.
 	Error string `json:"error,omitempty"`
+	// InputError marks the result of a tool_use whose input is not valid
+	// JSON (an output cap or a cut stream stopped inside it): the tool did
+	// not run and the result says its input could not be read.
+	InputError bool `json:"input_error,omitempty"`
 }
 
 // HookOutcome is what the stop hooks decided.

@@ -27,7 +27,8 @@ func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out stream
 			continue
 		}
 		b := Block{Type: BlockToolResult, ToolUseID: c.ID, Text: o.Content, Tokens: o.Tokens, IsError: o.IsError}
-		ev := ToolResultEvent{ToolUseID: c.ID, Name: c.Name, IsError: o.IsError, Tokens: blockTokens(b), Prevent: o.PreventContinuation}
+		ev := ToolResultEvent{ToolUseID: c.ID, Name: c.Name, IsError: o.IsError, Tokens: blockTokens(b), Prevent: o.PreventContinuation,
+			InputError: runs[i].badInput}
 		if o.err != nil {
 			b.Text, b.IsError, b.Tokens = "Error: "+o.err.Error(), true, 0
 			ev.IsError, ev.Error, ev.Tokens = true, o.err.Error(), blockTokens(b)

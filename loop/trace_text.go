@@ -144,6 +144,9 @@ func describeToolResult(x ToolResultEvent) string {
 	if x.IsError {
 		s += ", error"
 	}
+	if x.InputError {
+		s += " (input not valid JSON: not run)"
+	}
 	if x.Error != "" {
 		s += ": " + x.Error
 	}

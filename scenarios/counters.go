@@ -27,6 +27,7 @@ var Counters = []Counter{
 	{"retries", "requests the retry layer sent again", countKind(loop.KindRetry)},
 	{"fallbacks", "switches to the fallback model", countKind(loop.KindFallback)},
 	{"tool_results", "tool_result blocks added, real and synthetic", countKind(loop.KindToolResult)},
+	{"input_errors", "tool_results for a tool_use whose input is not valid JSON (the tool did not run)", countInputErrors},
 	{"synthetic_tool_results", "tool_results the loop made up (interrupted, fallback, model error)", countSyntheticResults},
 	{"output_tokens", "output tokens of successful responses", func(r *loop.Result) int { return r.Stats.OutputTokens }},
 	{"discarded_output_tokens", "output tokens of replies the loop dropped", func(r *loop.Result) int { return r.Stats.DiscardedOutputTokens }},
@@ -63,6 +64,14 @@ func count(match func(loop.Event) bool) func(*loop.Result) int {
 		}
 		return n
 	}
+}
+
+// countInputErrors counts the tool results given for unreadable input.
+func countInputErrors(r *loop.Result) int {
+	return count(func(e loop.Event) bool {
+		x, ok := e.(loop.ToolResultEvent)
+		return ok && x.InputError
+	})(r)
 }
 
 func countKind(k loop.EventKind) func(*loop.Result) int {

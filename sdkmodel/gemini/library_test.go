@@ -33,6 +33,11 @@ var wireLimits = map[string]string{
 	// the abort cut inside its input reaches the loop with args {}, so
 	// the reply's size differs.
 	"incident-cc-1956-abort-while-streaming-tool-use": "a cut function call arrives with args {}",
+	// Likewise a function call the output cap cut (MAX_TOKENS): it
+	// arrives with args {}, a valid input, so the loop runs the tool where
+	// in process the cut input gets an input-error result without running
+	// it (an agent's own input validation refuses the empty args).
+	"cc-truncated-mid-tool-input": "a function call cut by max tokens arrives with args {}: the tool runs",
 }
 
 // Every scenario of the library gives the same trace when the loop

@@ -1,6 +1,7 @@
 package messages_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -39,4 +40,46 @@ func TestErrorEventCutsToolUseInput(t *testing.T) {
 			assert.Equal(t, []string{"M:stream_error"}, wire.Labels(srv.Requests()))
 		})
 	}
+}
+
+// A reply cut by max_tokens inside a tool_use's input streams the input
+// as far as it goes, stops the block and ends with stop reason
+// max_tokens; without streaming, the block's input is {} (a JSON message
+// cannot carry the cut).
+func TestTruncatedToolUseInput(t *testing.T) {
+	step := fakemodel.Step{Kind: fakemodel.Truncated, Text: "Looking.",
+		ToolUses: []fakemodel.ToolUse{{Name: "Read", Input: `{"file_path":"notes.t`}}}
+	srv, _ := serve(t, wire.Options{}, step, step)
+	resp := post(t, srv.URL, request(true, userText("go")))
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	events, err := readEvents(t, resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"message_start", "ping",
+		"content_block_start", "content_block_delta", "content_block_stop",
+		"content_block_start", "content_block_delta", "content_block_stop",
+		"message_delta", "message_stop"}, names(events))
+	var partial string
+	for _, e := range events {
+		if d, ok := e.Data["delta"].(map[string]any); ok && d["type"] == "input_json_delta" {
+			partial += d["partial_json"].(string)
+		}
+	}
+	assert.Equal(t, `{"file_path":"notes.t`, partial, "the input as the cap cut it")
+	assert.Equal(t, "max_tokens", events[8].Data["delta"].(map[string]any)["stop_reason"])
+
+	whole := post(t, srv.URL, request(false, userText("go")))
+	defer whole.Body.Close()
+	var msg struct {
+		Content []struct {
+			Type  string         `json:"type"`
+			Input map[string]any `json:"input"`
+		} `json:"content"`
+		StopReason string `json:"stop_reason"`
+	}
+	require.NoError(t, json.NewDecoder(whole.Body).Decode(&msg))
+	require.Len(t, msg.Content, 2)
+	assert.Equal(t, "tool_use", msg.Content[1].Type)
+	assert.Empty(t, msg.Content[1].Input)
+	assert.Equal(t, "max_tokens", msg.StopReason)
 }
