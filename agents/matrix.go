@@ -2,7 +2,6 @@ package agents
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -156,37 +155,9 @@ func RunCell(ctx context.Context, s *scenarios.Scenario, e Entrant, timeout time
 		return c
 	}
 	c.Requests, c.Exit, c.Seconds = wire.Labels(out.Records), out.Exit, out.Elapsed.Seconds()
-	c.FinalEvent = FinalEvent(out.Stdout, out.LastOutput)
+	c.FinalEvent = scenarios.FinalEvent(out.Stdout, out.LastOutput)
 	c.Broken = Judge(out, c.TimedOut, a.Timeout)
 	return c
-}
-
-// FinalEvent is an agent's last word: the type, and the subtype where
-// there is one, of the last JSON object line of stdout; else the last
-// line of output (at most 60 characters).
-func FinalEvent(stdout, last string) string {
-	lines := strings.Split(stdout, "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		line := strings.TrimSpace(lines[i])
-		if !strings.HasPrefix(line, "{") {
-			continue
-		}
-		var ev struct {
-			Type    string `json:"type"`
-			Subtype string `json:"subtype"`
-		}
-		if json.Unmarshal([]byte(line), &ev) != nil || ev.Type == "" {
-			continue
-		}
-		if ev.Subtype != "" {
-			return ev.Type + "/" + ev.Subtype
-		}
-		return ev.Type
-	}
-	if r := []rune(last); len(r) > 60 {
-		return string(r[:60]) + "…"
-	}
-	return last
 }
 
 // Broken says whether any cell broke a rule.

@@ -71,11 +71,3 @@ func TestSequence(t *testing.T) {
 	assert.Equal(t, "M:500 ×3 M:text C:text", Sequence([]string{"M:500", "M:500", "M:500", "M:text", "C:text"}))
 	assert.Equal(t, "", Sequence(nil))
 }
-
-func TestFinalEvent(t *testing.T) {
-	assert.Equal(t, "result/success", FinalEvent("{\"type\":\"system\"}\n{\"type\":\"result\",\"subtype\":\"success\"}\n", ""))
-	assert.Equal(t, "turn.failed", FinalEvent("{\"type\":\"turn.failed\"}\nnot json\n", ""))
-	assert.Equal(t, "Error: quota", FinalEvent("plain", "Error: quota"))
-	long := string(make([]rune, 70))
-	assert.Len(t, []rune(FinalEvent("", long)), 61)
-}

@@ -2,191 +2,19 @@ package wirecheck
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strings"
-	"time"
 
-	"github.com/loopsim/loopsim/fakemodel/wire"
-	"github.com/loopsim/loopsim/loop"
-	"github.com/loopsim/loopsim/sdkmodel"
-	"github.com/loopsim/loopsim/sdkmodel/chat"
-	"github.com/loopsim/loopsim/sdkmodel/gemini"
-	"github.com/loopsim/loopsim/sdkmodel/responses"
+	"github.com/loopsim/loopsim/properties/wirecheck/sampleagent"
 )
 
-// testAgent is a small agent loop of the kind a user writes, over the
-// official SDKs (sdkmodel): it answers every tool call, retries failures
-// up to maxRetries times waiting out a retry-after, compacts when the
-// window overflows and stops with an error when it cannot go on. Its
-// breaks field makes it break one invariant on purpose.
+// testAgent is package sampleagent's loop as an [Agent]: correct, or
+// broken on purpose to break the invariant named by breaks.
 type testAgent struct {
 	maxRetries int
 	// breaks names the invariant the agent breaks; empty: none.
 	breaks string
 }
 
-// model is the SDK model of s's API.
-func model(s Session) (loop.Model, error) {
-	switch s.API {
-	case "messages":
-		return sdkmodel.New(sdkmodel.Config{BaseURL: s.BaseURL, APIKey: "k"})
-	case "chat":
-		return chat.New(chat.Config{BaseURL: s.BaseURL + "/v1", APIKey: "k"})
-	case "responses":
-		return responses.New(responses.Config{BaseURL: s.BaseURL + "/v1", APIKey: "k"})
-	case "gemini":
-		return gemini.New(gemini.Config{BaseURL: s.BaseURL, APIKey: "k"})
-	}
-	return nil, fmt.Errorf("no model for API %q", s.API)
-}
-
-func text(role loop.Role, s string) loop.Message {
-	return loop.Message{Role: role, Blocks: []loop.Block{{Type: loop.BlockText, Text: s}}}
-}
-
-// run is the agent as an [Agent]. It is over 80 lines on purpose: it is
-// the one loop a user would write, and each deliberate break sits on the
-// line of the loop it breaks, so a reader sees what each broken agent
-// does differently; split into steps, the breaks would scatter.
 func (a testAgent) run(ctx context.Context, s Session) error {
-	m, err := model(s)
-	if err != nil {
-		return err
-	}
-	history := []loop.Message{text(loop.RoleUser, s.Prompt)}
-	maxTokens := min(8_192, s.Model.MaxOutputTokens)
-	if a.breaks == "max-tokens-within-model" {
-		maxTokens = s.Model.MaxOutputTokens + 1
-	}
-	retries, compacted, lastInput := 0, false, 0
-	for turn := 0; turn < 20; turn++ {
-		if lastInput >= s.Model.ContextWindow*9/10 {
-			// near the window: compact before the next request
-			if history, err = a.compact(ctx, m, s, history, maxTokens); err != nil {
-				return err
-			}
-			if a.breaks != "bounded-compaction" {
-				lastInput = 0 // the broken agent forgets to: it compacts again and again
-			}
-			compacted = true
-			continue
-		}
-		if a.breaks == "session-ends" && turn == 1 {
-			<-ctx.Done() // waits for something that never comes
-			return ctx.Err()
-		}
-		req := loop.Request{Purpose: loop.PurposeMain, Model: s.Model.Name, MaxTokens: maxTokens, Messages: history, Tools: s.Tools}
-		var blocks []loop.Block
-		resp, err := m.Stream(ctx, req, func(b loop.Block) { blocks = append(blocks, b) })
-		if err != nil {
-			var re *loop.RequestError
-			if !errors.As(err, &re) {
-				return err
-			}
-			switch re.Kind {
-			case loop.KindRateLimited, loop.KindServer, loop.KindOverloaded, loop.KindConnection, loop.KindStream:
-				if retries >= a.maxRetries && a.breaks != "bounded-retries" {
-					return fmt.Errorf("gave up after %d retries: %w", retries, err)
-				}
-				retries++
-				wait := time.Duration(re.RetryAfterMS) * time.Millisecond
-				if a.breaks == "retry-after-honoured" {
-					wait = 0
-				}
-				if err := sleep(ctx, wait); err != nil {
-					return err
-				}
-				continue
-			case loop.KindPromptTooLong:
-				if a.breaks == "overflow-shrinks" {
-					continue // sends the same request again
-				}
-				if compacted {
-					return fmt.Errorf("the context still overflows after a compaction: %w", err)
-				}
-				compacted = true
-				if history, err = a.compact(ctx, m, s, history, maxTokens); err != nil {
-					return err
-				}
-				continue
-			}
-			if a.breaks == "failure-reported" {
-				return nil
-			}
-			return err
-		}
-		retries, compacted, lastInput = 0, false, resp.Usage.InputTokens
-		reply := loop.Message{Role: loop.RoleAssistant, Blocks: blocks, StopReason: resp.StopReason}
-		var results []loop.Block
-		for _, b := range blocks {
-			if b.Type == loop.BlockToolUse {
-				results = append(results, loop.Block{Type: loop.BlockToolResult, ToolUseID: b.ID, Text: "package main"})
-			}
-		}
-		if a.breaks == "no-double-billing" && len(results) > 0 && turn == 0 {
-			continue // asks the same again, as after a timeout it misjudged
-		}
-		if len(blocks) > 0 {
-			history = append(history, reply)
-		}
-		switch {
-		case len(results) > 0:
-			if a.breaks == "tool-calls-answered" {
-				results = results[1:]
-			}
-			history = append(history, loop.Message{Role: loop.RoleUser, Blocks: append(results, loop.Block{Type: loop.BlockText, Text: "Go on."})})
-		case resp.StopReason == loop.StopMaxTokens || len(blocks) == 0:
-			history = append(history, text(loop.RoleUser, "Go on."))
-		case a.breaks == "no-request-after-end":
-			history = append(history, text(loop.RoleUser, "Anything else?"))
-		default:
-			return nil
-		}
-	}
-	return errors.New("too many turns")
-}
-
-// compact asks for a summary and starts the history again from it.
-func (a testAgent) compact(ctx context.Context, m loop.Model, s Session, history []loop.Message, maxTokens int) ([]loop.Message, error) {
-	for tries := 0; ; tries++ {
-		msgs := append(append([]loop.Message(nil), history...), text(loop.RoleUser, loop.SummariseInstruction))
-		if msgs[len(msgs)-2].Role == loop.RoleUser {
-			// two user messages in a row: fold the instruction into the last
-			last := msgs[len(msgs)-2]
-			last.Blocks = append(append([]loop.Block(nil), last.Blocks...), loop.Block{Type: loop.BlockText, Text: loop.SummariseInstruction})
-			msgs = append(msgs[:len(msgs)-2], last)
-		}
-		req := loop.Request{Purpose: loop.PurposeCompact, Model: s.Model.Name, MaxTokens: maxTokens, Messages: msgs, NonStreaming: true}
-		var blocks []loop.Block
-		_, err := m.Stream(ctx, req, func(b loop.Block) { blocks = append(blocks, b) })
-		if err == nil {
-			var sum strings.Builder
-			for _, b := range blocks {
-				sum.WriteString(b.Text)
-			}
-			return []loop.Message{text(loop.RoleUser, "Go on from this summary: "+strings.TrimPrefix(sum.String(), wire.SummaryTag))}, nil
-		}
-		var re *loop.RequestError
-		if !errors.As(err, &re) || tries >= a.maxRetries {
-			return nil, fmt.Errorf("compaction failed: %w", err)
-		}
-		if err := sleep(ctx, time.Duration(re.RetryAfterMS)*time.Millisecond); err != nil {
-			return nil, err
-		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return sampleagent.Agent{MaxRetries: a.maxRetries, Breaks: a.breaks}.Run(ctx, sampleagent.Task{
+		BaseURL: s.BaseURL, API: s.API, Model: s.Model, Tools: s.Tools, Prompt: s.Prompt})
 }

@@ -134,8 +134,13 @@ func Play(ctx context.Context, agent Agent, c Case, o Options) (Run, error) {
 	case err := <-done:
 		run.Elapsed = time.Since(start)
 		run.Err, run.Failed = err, err != nil
+		run.Exit, run.FinalEvent = 0, "success"
+		if err != nil {
+			run.Exit, run.FinalEvent = 1, "error"
+		}
 	case <-timer.C:
 		run.Elapsed, run.Hung = time.Since(start), true
+		run.Exit, run.FinalEvent = -1, "hung"
 		run.Err = errors.New("the agent did not return after its context ended")
 	}
 	cancel()

@@ -25,6 +25,14 @@ type Run struct {
 	// returned by the session bound (and was abandoned).
 	Elapsed time.Duration
 	Hung    bool
+	// Exit is a process agent's exit status (-1 when it was killed); for
+	// an in-process agent 0 when it returned nil, 1 when it returned an
+	// error, -1 when it hung.
+	Exit int
+	// FinalEvent is the agent's last word: a process's (the type of its
+	// last JSON line of output, else its last line; scenarios.FinalEvent),
+	// "success", "error" or "hung" for an in-process agent.
+	FinalEvent string
 	// Limits are the limits the agent is held to (Options with defaults).
 	Limits Options
 }

@@ -153,6 +153,10 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// Validate reports options no case can be drawn from (o's zero fields
+// take their defaults first).
+func (o Options) Validate() error { return o.withDefaults().validate() }
+
 // validate reports options no case can be drawn from.
 func (o Options) validate() error {
 	known := APINames()

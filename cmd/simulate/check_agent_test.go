@@ -1,0 +1,147 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/loopsim/loopsim/properties/wirecheck"
+	"github.com/loopsim/loopsim/scenarios"
+)
+
+var (
+	wireAgentOnce sync.Once
+	wireAgentBin  string
+	wireAgentErr  error
+)
+
+// wireAgent builds testdata/wireagent (package sampleagent's loop as a
+// process) once.
+func wireAgent(t *testing.T) string {
+	t.Helper()
+	wireAgentOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "loopsim-wireagent-")
+		if err != nil {
+			wireAgentErr = err
+			return
+		}
+		wireAgentBin = filepath.Join(dir, "wireagent")
+		if out, err := exec.Command("go", "build", "-o", wireAgentBin, "./testdata/wireagent").CombinedOutput(); err != nil {
+			wireAgentErr = err
+			t.Log(string(out))
+		}
+	})
+	require.NoError(t, wireAgentErr)
+	return wireAgentBin
+}
+
+// readCheckReport reads check-agent.json from dir.
+func readCheckReport(t *testing.T, dir string) wirecheck.Result {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, wirecheck.ReportFile))
+	require.NoError(t, err)
+	var res wirecheck.Result
+	require.NoError(t, json.Unmarshal(data, &res))
+	return res
+}
+
+func TestCheckAgentGoodAgentPasses(t *testing.T) {
+	bin := wireAgent(t)
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, "check-agent", "--cmd", bin, "-api", "messages,chat", "-n", "8", "-seed", "11", "-out", dir, "-timeout", "20s")
+	assert.Equal(t, exitPass, code, "%s\n%s", out, errOut)
+	assert.Contains(t, errOut, "seed 11 (-seed 11 replays these schedules)")
+	assert.Contains(t, errOut, "8/8 cases, 0 violations")
+	assert.Contains(t, out, "no violation found")
+	res := readCheckReport(t, dir)
+	assert.Equal(t, 8, res.Searched)
+	assert.Len(t, res.Cases, 8)
+	assert.Empty(t, res.Findings)
+	for _, c := range res.Cases {
+		assert.NotEmpty(t, c.Requests, "every case called the server")
+		assert.Empty(t, c.Broken)
+	}
+}
+
+func TestCheckAgentBrokenAgentShrunk(t *testing.T) {
+	bin := wireAgent(t)
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, "check-agent", "--cmd", bin+" -breaks retry-after-honoured", "-n", "60", "-seed", "3",
+		"-out", dir, "-timeout", "20s", "-retry-after", "30ms")
+	require.Equal(t, simExitViolations, code, "%s\n%s", out, errOut)
+	assert.Contains(t, out, "VIOLATION: retry-after-honoured")
+	assert.Contains(t, out, "replayed: broke the same again")
+	res := readCheckReport(t, dir)
+	require.Len(t, res.Findings, 1)
+	f := res.Findings[0]
+	assert.False(t, f.Flaky)
+	assert.True(t, f.Reproduced)
+	assert.LessOrEqual(t, f.Minimal.Faults, 3, "%+v", f.Minimal.Schedule)
+	text, err := os.ReadFile(filepath.Join(dir, f.File))
+	require.NoError(t, err, "the minimal scenario is written")
+	s, err := scenarios.Parse(f.File, text)
+	require.NoError(t, err, "%s", text)
+	assert.Equal(t, f.Minimal.Schedule, s.Answers.Main)
+	replay, err := os.ReadFile(filepath.Join(dir, "wirecheck-cmd.replay"))
+	require.NoError(t, err)
+	assert.Contains(t, string(replay), fmt.Sprintf("-seed %d -n 1", f.Seed))
+	assert.NotContains(t, string(replay), "-n 60")
+}
+
+func TestCheckAgentBadInput(t *testing.T) {
+	bin := wireAgent(t)
+	for _, args := range [][]string{
+		{"--preset", "no-such-agent"},
+		{"--cmd", "/no/such/agent"},
+		{"--preset", "claude-code", "--cmd", "/no/such/claude"},
+		{},
+		{"--cmd", bin, "-n", "-1"},
+		{"--cmd", bin, "-api", "soap"},
+		{"--cmd", bin, "-skip", "no-such-invariant"},
+		{"--cmd", bin, "-retry-after", "soon"},
+		{"--cmd", bin, "-no-such-flag"},
+		{"--cmd", bin, "stray"},
+	} {
+		code, _, errOut := runCLI(t, append([]string{"check-agent", "-out", t.TempDir()}, args...)...)
+		assert.Equal(t, exitBadInput, code, "%v: %s", args, errOut)
+	}
+	// an agent that never calls the server cannot be judged
+	code, _, errOut := runCLI(t, "check-agent", "--cmd", "true", "-n", "3", "-out", t.TempDir())
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "the first case could not be judged")
+}
+
+// Ctrl-C stops the check; the report holds the cases that finished.
+func TestCheckAgentInterruptedKeepsFinishedCases(t *testing.T) {
+	bin := wireAgent(t)
+	dir := t.TempDir()
+	sigs := make(chan os.Signal, 1)
+	old, oldHook := serveSignals, checkHookProgress
+	serveSignals = func() (<-chan os.Signal, func()) { return sigs, func() {} }
+	checkHookProgress = func(p wirecheck.Progress) {
+		if p.Done == 3 {
+			sigs <- os.Interrupt
+		}
+	}
+	defer func() { serveSignals, checkHookProgress = old, oldHook }()
+	code, out, errOut := runCLI(t, "check-agent", "--cmd", bin, "-n", "500", "-seed", "5", "-out", dir, "-timeout", "20s")
+	assert.Equal(t, checkExitInterrupted, code, "%s\n%s", out, errOut)
+	assert.Contains(t, out, "interrupted")
+	res := readCheckReport(t, dir)
+	assert.True(t, res.Interrupted)
+	assert.GreaterOrEqual(t, res.Searched, 3)
+	assert.Less(t, res.Searched, 500)
+	assert.Len(t, res.Cases, res.Searched)
+}
+
+func TestWithoutFlags(t *testing.T) {
+	assert.Equal(t, []string{"--cmd", "x", "-api", "chat"},
+		withoutFlags([]string{"--cmd", "x", "-seed", "4", "-n=9", "-api", "chat", "--out", "d", "-time", "1m"}, "seed", "n", "time", "out"))
+}
