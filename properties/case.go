@@ -148,6 +148,10 @@ func (c Case) execute(probe *stateProbe) (Run, bool, error) {
 		probe.hooks, _ = cfg.StopHooks.(*fakemodel.StopHooks)
 		probe.fails, _ = cfg.StopFailureHooks.(*fakemodel.StopFailureHooks)
 		probe.compact, _ = cfg.Compactor.(*fakemodel.Compactor)
+		probe.budget = c.TokenBudget > 0
+		if probe.taken == nil {
+			probe.taken = takenIDs(c.Initial)
+		}
 	}
 	res, err := loop.Run(ctx, cfg, c.Initial)
 	if err != nil {
@@ -161,6 +165,16 @@ func (c Case) execute(probe *stateProbe) (Run, bool, error) {
 		models = append(models, c.Fallback)
 	}
 	return Run{Policy: c.Policy, Initial: c.Initial, Result: res, Models: models, ScriptSteps: c.ScriptSteps()}, model.ranOut(), nil
+}
+
+// takenIDs is the set of a starting history's IDs as the loop assigns
+// them (see initialIDs).
+func takenIDs(initial []loop.Message) map[string]bool {
+	taken := map[string]bool{}
+	for _, id := range initialIDs(initial) {
+		taken[id] = true
+	}
+	return taken
 }
 
 // watchedModel is a fakemodel.Model that remembers whether the script

@@ -47,37 +47,32 @@ type ExploreOptions struct {
 // the state at that call and of the steps still to come. So two scripts
 // whose runs ran out into equal states behave identically under every
 // extension t: the runs of s1+t and s2+t are, from that call on, event
-// for event the same. With breadth-first order every state is first
-// reached by a shortest script, so it is explored with the largest
-// remaining budget (depth - length) any script gives it, and skipping a
-// later script that reaches it loses no behaviour within the depth.
+// for event the same, up to the names of IDs and the retry delays, and
+// every invariant judges them alike. With breadth-first order every
+// state is first reached by a shortest script, so it is explored with
+// the largest remaining budget (depth - length) any script gives it, and
+// skipping a later script that reaches it loses no behaviour within the
+// depth. (A shorter script also has the tighter iteration bound, so
+// termination's bound, the one check that reads the script's length,
+// can only fail sooner on it.)
 //
-// The digest is therefore taken over everything that can influence the
-// future, as the loop exposes it (Config.OnModelCall and the Observer):
-//   - the request being sent, with every message in full (IDs, blocks,
-//     sizes, usage), its model, output cap, streaming mode and attempt;
-//   - the loop's State at the start of the current iteration with every
-//     guard's counter (recovery, reactive-compact, stop-hook,
-//     malformed and empty-reply counts, escalation flag, budget tracker,
-//     auto-compact tracking, staged collapses) and its history in full;
-//   - the events of the current iteration so far, which fix what the
-//     iteration decided before this call (the pipeline's stages, the
-//     retry layer's attempts, retries, overload count and mode);
-//   - the run's counters (Stats), the fallback flag, the number of
-//     messages made (the next generated ID), the main replies' output
-//     total, and the number of draws from the seeded jitter stream (its
-//     position);
-//   - the fakes' cursors: the stop hooks', stop-failure hooks' and
-//     compactor's calls so far (the tools are stateless; the model's
-//     cursor is the script's length, the same for every script merged at
-//     one length);
-//   - for the invariants, which read the whole trace, the transitions
-//     since the last next_turn: what their stretch counters remember.
-//
-// The digest is conservative (it holds things the future may not need,
-// such as the retry delays so far); that costs merges, not soundness. A
-// case with a tool-use summarizer is refused: its pending summary is not
-// exposed.
+// The digest is taken over a canonical form of what can influence the
+// future (docs/model-checker.md argues each part): the request and the
+// iteration's states in full, message by message, but with every message
+// and tool-use ID renamed to the order of its first appearance (the loop
+// and the fakes only compare IDs and make fresh ones, so no decision
+// depends on their spelling); the retry layer's counters in this send;
+// the iterations so far (the harness's iteration limit and
+// termination's bound read them); the fallback flag; the output total
+// where a token budget reads it; the fakes' cursors, counted only up to
+// the call from which their last outcome repeats; and what each
+// invariant remembers of the trace so far (its stretch counters, turn,
+// the iteration's failures and emitted errors, the messages that left
+// unaccounted). Left out, because no decision reads them: the number of
+// requests and of messages made, the retry delays and the jitter
+// stream's position, and the model's request number (it only names
+// tool uses). A case with a tool-use summarizer is refused: its pending
+// summary is not exposed.
 func ExploreStates(base Case, letters, forever []Letter, depth int, opts ExploreOptions, visit func(Case, Run) bool) (ExploreStats, error) {
 	if depth < 0 {
 		return ExploreStats{}, fmt.Errorf("explore states: depth %d is negative", depth)
@@ -94,6 +89,7 @@ func ExploreStates(base Case, letters, forever []Letter, depth int, opts Explore
 	}
 	e := explorer{base: base, letters: letters, forever: forever, depth: depth}
 	stats := ExploreStats{Depth: depth}
+	taken := takenIDs(base.Initial)
 	seen := map[stateDigest]bool{}
 	frontier := [][]fakemodel.Step{nil}
 	for length := 0; length <= depth && len(frontier) > 0; length++ {
@@ -112,7 +108,7 @@ func ExploreStates(base Case, letters, forever []Letter, depth int, opts Explore
 		level := LevelStats{Length: length}
 		var next [][]fakemodel.Step
 		stop := false
-		err := runBatches(base, scripts, workers, func(script []fakemodel.Step, o outcome) bool {
+		err := runBatches(base, scripts, workers, taken, func(script []fakemodel.Step, o outcome) bool {
 			stats.Runs++
 			level.Runs++
 			if !visit(o.c, o.run) {
@@ -170,7 +166,7 @@ const batchSize = 256
 
 // runBatches runs the scripts on base, workers at a time, and hands each
 // outcome to use in the scripts' order; use returns false to stop.
-func runBatches(base Case, scripts [][]fakemodel.Step, workers int, use func([]fakemodel.Step, outcome) bool) error {
+func runBatches(base Case, scripts [][]fakemodel.Step, workers int, taken map[string]bool, use func([]fakemodel.Step, outcome) bool) error {
 	for from := 0; from < len(scripts); from += batchSize {
 		batch := scripts[from:min(from+batchSize, len(scripts))]
 		outs := make([]outcome, len(batch))
@@ -180,7 +176,7 @@ func runBatches(base Case, scripts [][]fakemodel.Step, workers int, use func([]f
 		for range min(workers, len(batch)) {
 			wg.Go(func() {
 				for i := range jobs {
-					outs[i], errs[i] = probeRun(base, batch[i])
+					outs[i], errs[i] = probeRun(base, batch[i], taken)
 				}
 			})
 		}
@@ -201,11 +197,12 @@ func runBatches(base Case, scripts [][]fakemodel.Step, workers int, use func([]f
 	return nil
 }
 
-// probeRun runs one script with a state probe.
-func probeRun(base Case, script []fakemodel.Step) (outcome, error) {
+// probeRun runs one script with a state probe; taken are the starting
+// history's IDs (takenIDs), shared by every probe.
+func probeRun(base Case, script []fakemodel.Step, taken map[string]bool) (outcome, error) {
 	c := base
 	c.Script = script
-	var p stateProbe
+	p := stateProbe{taken: taken}
 	r, ranOut, err := c.execute(&p)
 	if err != nil {
 		return outcome{}, fmt.Errorf("explore %v: %w", stepNames(script), err)
@@ -213,7 +210,7 @@ func probeRun(base Case, script []fakemodel.Step) (outcome, error) {
 	if p.err != nil {
 		return outcome{}, fmt.Errorf("explore %v: %w", stepNames(script), p.err)
 	}
-	if ranOut && !p.taken {
+	if ranOut && !p.took {
 		return outcome{}, fmt.Errorf("explore %v: the script ran out but no state digest was taken", stepNames(script))
 	}
 	return outcome{c: c, run: r, ranOut: ranOut, mergeable: p.mergeable, digest: p.digest}, nil

@@ -120,3 +120,56 @@ func TestExploreStatesRefusesASummarizer(t *testing.T) {
 	_, err = ExploreStates(env.Case, letters, forever, 1, ExploreOptions{}, func(Case, Run) bool { return true })
 	assert.ErrorContains(t, err, "summarizer")
 }
+
+// outcomes are what an exploration found: per terminal reached and per
+// invariant broken (known findings included), the shortest script that
+// did it.
+type outcomes map[string]int
+
+func (o outcomes) note(key string, length int) {
+	if n, ok := o[key]; !ok || length < n {
+		o[key] = length
+	}
+}
+
+// exploreOutcomes collects the outcomes of every run explore visits.
+func exploreOutcomes(t *testing.T, env Environment, depth int,
+	explore func(Case, []Letter, []Letter, int, func(Case, Run) bool) (ExploreStats, error)) (outcomes, ExploreStats) {
+	letters, forever := Alphabet(env.Case.Policy, env.Case.Primary)
+	found := outcomes{}
+	stats, err := explore(env.Case, letters, forever, depth, func(c Case, r Run) bool {
+		found.note("terminal "+string(r.Result.Terminal), len(c.Script))
+		if r.Result.Halted {
+			found.note("halted", len(c.Script))
+		}
+		for _, v := range Check(r) {
+			found.note("broken "+v.Invariant, len(c.Script))
+		}
+		return true
+	})
+	require.NoError(t, err)
+	return found, stats
+}
+
+// TestExploreStatesLosesNoOutcome is the pruning's soundness on every
+// profile and environment: the model checker, which merges scripts that
+// reach equal canonical states, finds every terminal and every broken
+// invariant (known findings included) that the plain explorer, which
+// merges nothing, finds, each first at the same script length, and
+// nothing else.
+func TestExploreStatesLosesNoOutcome(t *testing.T) {
+	merged := func(c Case, l, f []Letter, d int, v func(Case, Run) bool) (ExploreStats, error) {
+		return ExploreStates(c, l, f, d, ExploreOptions{}, v)
+	}
+	for _, name := range loop.Profiles() {
+		p, err := loop.Profile(name)
+		require.NoError(t, err)
+		for _, env := range Environments(p) {
+			plain, plainStats := exploreOutcomes(t, env, statesDepth, Explore)
+			states, stateStats := exploreOutcomes(t, env, statesDepth, merged)
+			assert.Equal(t, plain, states, "%s/%s: outcomes with their shortest script", name, env.Name)
+			assert.Less(t, stateStats.Runs, plainStats.Runs, "%s/%s: merging saves runs", name, env.Name)
+			t.Logf("%s/%s: plain %d runs, merged %d; outcomes %v", name, env.Name, plainStats.Runs, stateStats.Runs, slices.Sorted(maps.Keys(states)))
+		}
+	}
+}
