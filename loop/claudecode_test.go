@@ -2,6 +2,7 @@ package loop_test
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -643,6 +644,13 @@ func TestClaudeCodeFallbackAndResends(t *testing.T) {
 		for _, r := range model.Requests[1:] {
 			assert.True(t, r.NonStreaming, "request %+v is not the non-streaming attempt", r)
 			assert.Equal(t, 64_000, r.MaxTokens, "request %+v is not the non-streaming attempt", r)
+		}
+	})
+	t.Run("the non-streaming budget is the retry budget less one (observed at 2, 4, 10)", func(t *testing.T) {
+		for _, n := range []int{1, 2, 4} {
+			res, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.StreamError}, {Kind: fakemodel.ServerError, Repeat: fakemodel.Forever}}},
+				"fallback", "false", "api_retries", strconv.Itoa(n))
+			checkSeq(t, res, "M:stream_error → "+strings.TrimSuffix(strings.Repeat("M:500 → ", n), " → "), loop.APIError)
 		}
 	})
 }

@@ -221,6 +221,10 @@ type Policy struct {
 	// NonStreamingRetries is the non-streaming attempt's own retry budget
 	// for 429, 500, 529 and dropped connections, counted from the switch.
 	NonStreamingRetries int `json:"non_streaming_retries" range:"0,100"`
+	// NonStreamingRetriesFromAPI makes the non-streaming attempt's retry
+	// budget follow the user's retry budget: APIRetries - 1 (the request
+	// that switched counts as one), instead of NonStreamingRetries.
+	NonStreamingRetriesFromAPI bool `json:"non_streaming_retries_from_api"`
 	// NonStreamingMaxTokens caps max_tokens of a non-streaming retry.
 	NonStreamingMaxTokens int `json:"non_streaming_max_tokens" range:"1,10000000"`
 	// StreamErrorRecovery: a stream cut by an error event after content
@@ -402,6 +406,15 @@ func (p Policy) Limits(m ModelInfo) Limits {
 		WarningThreshold:     auto - p.WarningBuffer,
 		BlockingLimit:        eff - p.BlockingBuffer,
 	}
+}
+
+// NonStreamingBudget is the non-streaming attempt's retry budget:
+// NonStreamingRetries, or APIRetries - 1 with NonStreamingRetriesFromAPI.
+func (p Policy) NonStreamingBudget() int {
+	if p.NonStreamingRetriesFromAPI {
+		return max(p.APIRetries-1, 0)
+	}
+	return p.NonStreamingRetries
 }
 
 // MaxTokens is the output cap of an ordinary request to model m.

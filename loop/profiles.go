@@ -107,7 +107,10 @@ func ClaudeCode() Policy {
 	p.InvalidRequestResends = 5
 	p.NonStreamingFallback = true
 	p.NonStreamingOnDrop = false
+	// observed (stream-error-then-500s*): 1, 3 and 9 non-streaming
+	// retries at CLAUDE_CODE_MAX_RETRIES 2, 4 and 10
 	p.NonStreamingRetries = 9
+	p.NonStreamingRetriesFromAPI = true
 	// observed: a stream cut after content keeps it and streams again
 	p.StreamErrorRecovery = true
 	p.StreamErrorThinkingResends = 2

@@ -75,7 +75,7 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 		}
 		budget := p.APIRetries
 		if req.NonStreaming {
-			budget = p.NonStreamingRetries
+			budget = p.NonStreamingBudget()
 		}
 		switch {
 		case re.Kind == KindOverloaded && req.Purpose == PurposeMain && !fallbackReady &&

@@ -59,6 +59,7 @@ func apiRetryable(k loop.ErrorKind) bool {
 // The rules, from docs/profile-claude-code.md §7 and docs/spec.md §2.3:
 //   - 429, 500, 529 and dropped connections are retried, up to
 //     p.APIRetries retries per request, and up to p.NonStreamingRetries
+//     (p.APIRetries - 1 with p.NonStreamingRetriesFromAPI)
 //     once the request went non-streaming;
 //   - with no fallback to switch to, p.OverloadedGiveUpAfter
 //     consecutive 529s end the request (observed of the released agent);
@@ -132,6 +133,9 @@ func RetryLayer(p loop.Policy, hasFallback, fellBack bool, failures []loop.Error
 // budget is the retry budget of a streaming or a non-streaming attempt.
 func budget(p loop.Policy, nonStreaming bool) int {
 	if nonStreaming {
+		if p.NonStreamingRetriesFromAPI {
+			return max(p.APIRetries-1, 0)
+		}
 		return p.NonStreamingRetries
 	}
 	return p.APIRetries
@@ -166,7 +170,7 @@ func (h Happened) Attempts(p loop.Policy) []loop.ErrorKind {
 	if h.Reply != ReplyAPIError {
 		return h.Failures
 	}
-	n := 2*(max(p.APIRetries, p.NonStreamingRetries)+1) + p.FallbackAfter529s
+	n := 2*(max(p.APIRetries, budget(p, true))+1) + p.FallbackAfter529s
 	out := make([]loop.ErrorKind, 0, len(h.Failures)+n)
 	out = append(out, h.Failures...)
 	for range n {

@@ -59,6 +59,7 @@ var fieldDocs = map[string]string{
 	"policy.non_streaming_max_tokens":            "NonStreamingMaxTokens caps max_tokens of a non-streaming retry.",
 	"policy.non_streaming_on_drop":               "NonStreamingOnDrop also gives a dropped connection the non-streaming attempt, once its retries are used up.",
 	"policy.non_streaming_retries":               "NonStreamingRetries is the non-streaming attempt's own retry budget for 429, 500, 529 and dropped connections, counted from the switch.",
+	"policy.non_streaming_retries_from_api":      "NonStreamingRetriesFromAPI makes the non-streaming attempt's retry budget follow the user's retry budget: APIRetries - 1 (the request that switched counts as one), instead of NonStreamingRetries.",
 	"policy.overloaded_give_up_after":            "OverloadedGiveUpAfter: with no fallback model to switch to, this many consecutive 529s end a main request (its retries left unused); zero means only the retry budget does.",
 	"policy.preserve_tail_exchanges":             "PreserveTailExchanges is how many of the newest exchanges a compaction keeps verbatim (never all of them).",
 	"policy.rapid_refill_trip":                   "RapidRefillTrip: this many consecutive rapid refills end the run with rapid_refill_breaker.",
