@@ -26,7 +26,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the comparison as JSON instead of Markdown")
-	out := fs.String("out", "", "also write compare.md, compare.json and the plots (PNG and SVG) to this `folder`")
+	out := fs.String("out", "", "also write compare.md, compare.json, report.html (the comparison as one HTML file) and the plots (PNG and SVG) to this `folder`")
 	plots := fs.Bool("plots", true, "with -out: draw the plots (forest plot, terminal shares, ECDFs, paired differences)")
 	failOn := fs.String("fail-on", "", "`rules` that make a significant change a regression (exit 1), comma separated:\nmetric>threshold or metric<threshold, the threshold in pp (rates), % (relative) or the metric's unit;\ne.g. 'failure_rate>+0.5pp,cost>+2%,new_violations>0'")
 	force := fs.Bool("force", false, "compare settings that differ in more than the policy (model, workload, prices, limits)")
@@ -108,7 +108,8 @@ the records are not comparable, or a flag is wrong.
 
 `
 
-// writeComparison writes the plots, compare.md and compare.json to dir.
+// writeComparison writes the plots, compare.md, compare.json and
+// report.html to dir.
 func writeComparison(c *reports.Comparison, regressions []reports.Regression, dir string, plots bool) ([]reports.Figure, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("output folder: %w", err)
@@ -124,6 +125,13 @@ func writeComparison(c *reports.Comparison, regressions []reports.Regression, di
 		return nil, err
 	}
 	if err := writeFile(filepath.Join(dir, "compare.json"), func(w io.Writer) error { return c.WriteJSON(w, regressions) }); err != nil {
+		return nil, err
+	}
+	page, err := markdownPage(func(w io.Writer) error { return c.WriteMarkdown(w, figures) }, dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", reportHTML, err)
+	}
+	if err := writePage(filepath.Join(dir, reportHTML), page); err != nil {
 		return nil, err
 	}
 	return figures, nil

@@ -19,13 +19,16 @@ func init() {
 }
 
 // matrixUsage is the matrix subcommand's help, before its flags.
-const matrixUsage = `usage: simulate matrix [--preset a,b,...] [-cmd NAME=PATH]... [-timeout D] [-parallel N] [-out DIR] [-title T] SCENARIO|DIR...
+const matrixUsage = `usage: simulate matrix [--preset a,b,...] [-cmd NAME=PATH]... [-timeout D] [-parallel N] [-out DIR] [-html FILE] [-title T] SCENARIO|DIR...
+       simulate matrix -from matrix.json [-html FILE] [-title T]
 
 Runs each scenario against each agent of the presets (all five by
 default; docs/agents.md), as simulate agent --preset does, skipping an
 agent whose binary is not on PATH (saying so), and writes DIR/matrix.md
 (scenario by agent: the request sequence, exit status and final event,
-requests, seconds) and DIR/matrix.json. A cell where the agent broke a
+requests, seconds), DIR/matrix.json and DIR/report.html (the table as
+one HTML file, each cell's requests drawn as a strip). With -from
+matrix.json it runs nothing and writes the HTML report of that matrix. A cell where the agent broke a
 rule a user would call wrong (retrying without bound, exit 0 after the
 session failed, compacting in a loop, ignoring a retry-after, hanging
 instead of exiting) is marked with the rule. Progress goes to stderr.
@@ -42,6 +45,8 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	parallel := fs.Int("parallel", 1, "how many cells run at once")
 	out := fs.String("out", ".", "the folder matrix.md and matrix.json are written to")
 	title := fs.String("title", "Released agents under faults", "the Markdown table's title")
+	from := fs.String("from", "", "run nothing: render the matrix saved in this `matrix.json` as one HTML file (to -html)")
+	htmlOut := fs.String("html", "", "the HTML report's `file` (default: report.html in -out)")
 	bins := map[string]string{}
 	fs.Func("cmd", "`NAME=PATH`: run preset NAME's binary from PATH (repeatable)", func(v string) error {
 		name, path, ok := strings.Cut(v, "=")
@@ -61,6 +66,12 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		return exitBadInput
+	}
+	if *htmlOut == "" {
+		*htmlOut = filepath.Join(*out, reportHTML)
+	}
+	if *from != "" {
+		return renderMatrix(*from, *htmlOut, *title, len(paths), stdout, stderr)
 	}
 	entrants, ok := matrixEntrants(*presets, bins, stderr)
 	if !ok {
@@ -85,11 +96,11 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		Progress: func(done, total int, c agents.Cell) {
 			fmt.Fprintf(stderr, "[%d/%d] %s × %s: exit %d, %d requests, %.1f s%s\n", done, total, c.Agent, c.Scenario, c.Exit, len(c.Requests), c.Seconds, brokenNote(c))
 		}})
-	if err := writeMatrix(*out, *title, m); err != nil {
+	if err := writeMatrix(*out, *htmlOut, *title, m); err != nil {
 		fmt.Fprintf(stderr, "matrix: %v\n", err)
 		return exitBadInput
 	}
-	fmt.Fprintf(stdout, "wrote %s and %s (%d cells, %.0f s)\n", filepath.Join(*out, "matrix.md"), filepath.Join(*out, "matrix.json"), len(m.Cells), m.Seconds)
+	fmt.Fprintf(stdout, "wrote %s, %s and %s (%d cells, %.0f s)\n", filepath.Join(*out, "matrix.md"), filepath.Join(*out, "matrix.json"), *htmlOut, len(m.Cells), m.Seconds)
 	if m.Broken() {
 		return exitFail
 	}
@@ -138,8 +149,42 @@ func brokenNote(c agents.Cell) string {
 	return note
 }
 
-// writeMatrix writes matrix.md and matrix.json into dir.
-func writeMatrix(dir, title string, m *agents.Matrix) error {
+// renderMatrix writes the matrix saved in file (a matrix.json) as the
+// HTML report htmlPath, running nothing.
+func renderMatrix(file, htmlPath, title string, args int, stdout, stderr io.Writer) int {
+	if args > 0 {
+		fmt.Fprintln(stderr, "matrix: -from renders a saved matrix: name no scenarios")
+		return exitBadInput
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "matrix: -from: %v\n", err)
+		return exitBadInput
+	}
+	var m agents.Matrix
+	if err := json.Unmarshal(data, &m); err != nil {
+		fmt.Fprintf(stderr, "matrix: -from %s: %v\n", file, err)
+		return exitBadInput
+	}
+	if len(m.Scenarios) == 0 || len(m.Agents) == 0 {
+		fmt.Fprintf(stderr, "matrix: -from %s: no scenarios or no agents: not a matrix.json\n", file)
+		return exitBadInput
+	}
+	p, err := matrixPage(&m, title)
+	if err == nil {
+		err = writePage(htmlPath, p)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "matrix: %v\n", err)
+		return exitFail
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d cells)\n", htmlPath, len(m.Cells))
+	return exitPass
+}
+
+// writeMatrix writes matrix.md and matrix.json into dir, and the HTML
+// report to htmlPath.
+func writeMatrix(dir, htmlPath, title string, m *agents.Matrix) error {
 	f, err := os.Create(filepath.Join(dir, "matrix.md"))
 	if err != nil {
 		return err
@@ -155,5 +200,12 @@ func writeMatrix(dir, title string, m *agents.Matrix) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "matrix.json"), append(data, '\n'), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "matrix.json"), append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	p, err := matrixPage(m, title)
+	if err != nil {
+		return err
+	}
+	return writePage(htmlPath, p)
 }

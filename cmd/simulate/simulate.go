@@ -91,7 +91,7 @@ func simFlags(stderr io.Writer) (*flag.FlagSet, *simOptions) {
 	fs.BoolVar(&o.swarm, "swarm", false, "swarm mode: every episode draws its own fault probabilities around the configured ones")
 	fs.BoolVar(&o.check, "check", true, "check every episode against the invariants of docs/spec.md §5 (keeps each episode's trace while it is checked)")
 	fs.StringVar(&o.prices, "prices", sim.DefaultPrices.String(), "dollars per million tokens: input, cache_write, cache_read, output")
-	fs.StringVar(&o.out, "out", "out", "folder for summary.md, the plots (PNG and SVG), metrics.csv and metrics.json")
+	fs.StringVar(&o.out, "out", "out", "folder for summary.md, report.html (the summary as one HTML file), the plots (PNG and SVG), metrics.csv and metrics.json")
 	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "episodes played at once (the results do not depend on it)")
 	fs.StringVar(&o.transcripts, "transcripts", "", "session logs to measure the calibration targets from (files or folders);\nempty: the targets kept in the repository (sim/calibration_targets.json)")
 	fs.StringVar(&o.workload, "workload", "", "run on the workload `file` written by simulate calibrate (fitted to your session logs) instead of the built-in one")
@@ -361,8 +361,8 @@ func simulate(ctx context.Context, stopSignals func(), p *simPlan, o *simOptions
 		return simExitFailed
 	}
 	writeBrief(human, res, elapsed)
-	fmt.Fprintf(human, "\nwrote %s (with %d plots, PNG and SVG), metrics.csv and metrics.json\n",
-		filepath.Join(o.out, "summary.md"), len(rep.Figures))
+	fmt.Fprintf(human, "\nwrote %s (with %d plots, PNG and SVG), %s, metrics.csv and metrics.json\n",
+		filepath.Join(o.out, "summary.md"), len(rep.Figures), reportHTML)
 	if writeViolations(human, res) > 0 {
 		return simExitViolations
 	}
@@ -426,7 +426,8 @@ func writeViolations(w io.Writer, r *sim.Result) int {
 	return total
 }
 
-// writeOutputs writes the plots, the summary and the metrics to dir.
+// writeOutputs writes the plots, the summary (Markdown and HTML) and the
+// metrics to dir.
 func writeOutputs(rep *sim.Report, p *simPlan, dir string, plots bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("output folder: %w", err)
@@ -447,7 +448,7 @@ func writeOutputs(rep *sim.Report, p *simPlan, dir string, plots bool) error {
 			return err
 		}
 	}
-	return nil
+	return writeSummaryHTML(rep, dir)
 }
 
 // ownedPlots are the names of the plots simulate writes: an earlier run's
