@@ -24,6 +24,15 @@ type FitOptions struct {
 	Seed uint64
 	// Workers are the episodes played at once.
 	Workers int
+	// Population is how the fitted workload's sessions differ (see
+	// [FitPopulation]); the zero Population fits one user, whose
+	// sessions differ only by chance. The fit draws every other
+	// parameter within a session, so the sessions pooled match the logs
+	// pooled.
+	Population fakemodel.Population
+	// Spreads are the estimates Population came from, kept in the fit's
+	// report.
+	Spreads []Spread
 }
 
 // Fit is a workload fitted to real sessions, and how well a simulation
@@ -39,6 +48,8 @@ type Fit struct {
 	// Fitted lists the workload parameters measured from the sessions;
 	// Kept those taken from the base workload, with why.
 	Fitted, Kept []string
+	// Spreads are the estimates of the population's spreads, if fitted.
+	Spreads []Spread
 }
 
 // Distance compares one distribution of the real sessions with the
@@ -93,8 +104,9 @@ func FitWorkload(ctx context.Context, real *Figures, o FitOptions) (*Fit, error)
 			real.Output.N(), real.Growth.N())
 	}
 	o.Episodes = max(o.Episodes, 100)
-	fit := &Fit{Real: *real, Setting: o.Base}
+	fit := &Fit{Real: *real, Setting: o.Base, Spreads: o.Spreads}
 	w := &fit.Setting.Workload
+	w.Population = o.Population
 	fit.estimate(w)
 	for round := 0; ; round++ {
 		sim, err := Calibrate(ctx, fit.Setting, o.Episodes, o.Seed, o.Workers)
@@ -125,6 +137,16 @@ func spread(q50, q90, lo, hi float64) float64 {
 	return min(max(math.Log(q90/q50)/1.2816, lo), hi)
 }
 
+// within is the log-normal sigma left within a session when the pooled
+// sigma is total and the population's spread between sessions is
+// between (the two add as variances), at least lo.
+func within(total, between, lo float64) float64 {
+	if between == 0 {
+		return total
+	}
+	return max(math.Sqrt(max(total*total-between*between, 0)), lo)
+}
+
 // estimate sets the first estimate of every parameter the figures
 // measure.
 func (fit *Fit) estimate(w *fakemodel.Workload) {
@@ -134,13 +156,17 @@ func (fit *Fit) estimate(w *fakemodel.Workload) {
 		if hi-lo < 0.1*lo {
 			lo, hi = 0.95*r.StartContext.Quantile(0.5), 1.05*r.StartContext.Quantile(0.5)
 		}
+		if w.Population.StartContext > 0 {
+			// the spread between sessions is the population's
+			lo, hi = 0.95*r.StartContext.Quantile(0.5), 1.05*r.StartContext.Quantile(0.5)
+		}
 		w.StartContext = fakemodel.Uniform{Min: int(lo), Max: int(hi)}
-		fit.Fitted = append(fit.Fitted, "start_context (10th to 90th percentile of the first call's context)")
+		fit.Fitted = append(fit.Fitted, "start_context (10th to 90th percentile of the first call's context; with a population spread, 5% either side of the median)")
 	} else {
 		fit.Kept = append(fit.Kept, "start_context (no session starts with this model)")
 	}
 	w.Output.Median = r.Output.Quantile(0.5)
-	w.Output.Sigma = spread(r.Output.Quantile(0.5), r.Output.Quantile(0.9), 0.1, 3)
+	w.Output.Sigma = within(spread(r.Output.Quantile(0.5), r.Output.Quantile(0.9), 0.1, 3), w.Population.Output, 0.1)
 	fit.Fitted = append(fit.Fitted, "output (median; sigma from the 90th percentile)")
 
 	var tooling, tools float64
@@ -152,18 +178,22 @@ func (fit *Fit) estimate(w *fakemodel.Workload) {
 	}
 	if tooling > 0 {
 		w.Tools.Mean = max(tools/tooling, float64(w.Tools.Min))
+		if sd := w.Population.Tools; sd > 0 {
+			// a session scales the calls beyond the first by a factor of mean e^(sd^2/2)
+			w.Tools.Mean = float64(w.Tools.Min) + (w.Tools.Mean-float64(w.Tools.Min))/math.Exp(sd*sd/2)
+		}
 		fit.Fitted = append(fit.Fitted, "tools.mean (tool calls per tool-calling call)")
 	} else {
 		fit.Kept = append(fit.Kept, "tools (no call in the logs called a tool)")
 	}
 	perTool := max(r.Growth.Quantile(0.5)-r.Output.Quantile(0.5), 20) / max(w.Tools.Mean, 1)
 	w.ToolResult.Median = perTool
-	w.ToolResult.Sigma = spread(r.Growth.Quantile(0.5), r.Growth.Quantile(0.9), 0.3, 4)
+	w.ToolResult.Sigma = within(spread(r.Growth.Quantile(0.5), r.Growth.Quantile(0.9), 0.3, 4), w.Population.ToolResult, 0.3)
 	fit.Fitted = append(fit.Fitted, "tool_result (median and sigma, corrected until the growth per call matches)")
 
 	if r.CallsPerPrompt.N() > 0 {
 		w.Replies.Median = max(r.CallsPerPrompt.Quantile(0.5), 1)
-		w.Replies.Sigma = spread(r.CallsPerPrompt.Quantile(0.5), r.CallsPerPrompt.Quantile(0.9), 0.3, 3)
+		w.Replies.Sigma = within(spread(r.CallsPerPrompt.Quantile(0.5), r.CallsPerPrompt.Quantile(0.9), 0.3, 3), w.Population.Replies, 0.3)
 		fit.Fitted = append(fit.Fitted, "replies (calls per user prompt: median and sigma)")
 	} else {
 		fit.Kept = append(fit.Kept, "replies (no user prompt in the logs)")

@@ -154,11 +154,15 @@ func WriteFitReport(w io.Writer, fit *Fit, sessions []*transcript.Session, qq []
 	fmt.Fprintf(bw, "- tool_result: log-normal, median %g, sigma %g\n", wl.ToolResult.Median, wl.ToolResult.Sigma)
 	fmt.Fprintf(bw, "- tools: %d plus geometric, mean %.3g\n", wl.Tools.Min, wl.Tools.Mean)
 	fmt.Fprintf(bw, "- replies: log-normal, median %g, sigma %g\n", wl.Replies.Median, wl.Replies.Sigma)
-	fmt.Fprintf(bw, "- summary: log-normal, median %g, sigma %g\n\n", wl.Summary.Median, wl.Summary.Sigma)
+	fmt.Fprintf(bw, "- summary: log-normal, median %g, sigma %g\n", wl.Summary.Median, wl.Summary.Sigma)
+	p := wl.Population
+	fmt.Fprintf(bw, "- population (spread of each session's log factor): start_context %g, output %g, replies %g, tools %g, tool_result %g\n\n",
+		p.StartContext, p.Output, p.Replies, p.Tools, p.ToolResult)
 	fmt.Fprintln(bw, "Fitted from the logs: "+strings.Join(fit.Fitted, "; ")+".")
 	fmt.Fprintln(bw)
 	fmt.Fprintln(bw, "Kept from the base workload (assumptions): "+strings.Join(fit.Kept, "; ")+".")
 	fmt.Fprintln(bw)
+	writeSpreads(bw, fit.Spreads)
 	fmt.Fprintln(bw, "## Distance per distribution")
 	fmt.Fprintln(bw)
 	fmt.Fprintln(bw, "Two-sample Kolmogorov-Smirnov distance (gonum `stat.KolmogorovSmirnov`) between the real values and a simulation of the fitted workload measured the same way; above the 5% critical value the samples are distinguishable. Percentiles p10 / p50 / p90 / p99.")
@@ -215,4 +219,25 @@ func fitFigure(x float64) string {
 		return fmt.Sprintf("%.2f", x)
 	}
 	return FormatTokens(x)
+}
+
+// writeSpreads writes the estimates of the population's spreads, if any.
+func writeSpreads(w io.Writer, spreads []Spread) {
+	if len(spreads) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "## Population")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Each source's location on the log scale of the parameter, the variance of the locations between sources, the part of it the sources' own sampling explains, and the spread fitted (the square root of the rest). Sessions of one source share their parameters; the fit draws the rest within a session so that the sessions pooled match the logs pooled.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| parameter | measure | locations | between | sampling | spread |")
+	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|")
+	for _, s := range spreads {
+		var locs []string
+		for _, l := range s.Locations {
+			locs = append(locs, fmt.Sprintf("%s %g (n=%d)", l.Source, l.Log, l.N))
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %g | %g | %g |\n", s.Parameter, s.Measure, strings.Join(locs, ", "), s.Between, s.Sampling, s.Sigma)
+	}
+	fmt.Fprintln(w)
 }

@@ -117,6 +117,9 @@ type CalibrationRow struct {
 	N int `json:"n"`
 	// OK is set when Simulated is within Tolerance of Real.
 	OK bool `json:"ok"`
+	// HeldOut is how well the workload's fit predicted this figure of
+	// sources it never saw, when known (see [HeldOut]).
+	HeldOut *CVFigure `json:"held_out,omitempty"`
 }
 
 // Diff is the relative difference (Simulated - Real) / Real.

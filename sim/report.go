@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -187,14 +188,27 @@ func (rep *Report) writeCalibration(md *markdown, labels []string) {
 	md.linef("The first setting (%s) measured as the transcripts are: per successful main request, one user prompt per episode. %s",
 		labels[0], rep.CalibrationNote)
 	md.line("")
-	md.table([]string{"figure", "README", "real (measured)", "simulated", "difference", "tolerance", "within"}, len(rep.Calibration), func(i int) []string {
+	heldOut := slices.ContainsFunc(rep.Calibration, func(c CalibrationRow) bool { return c.HeldOut != nil })
+	head := []string{"figure", "README", "real (measured)", "simulated", "difference", "tolerance", "within"}
+	if heldOut {
+		head = append(head, "held out: mean |error|, in band")
+	}
+	md.table(head, len(rep.Calibration), func(i int) []string {
 		c := rep.Calibration[i]
 		ok := "yes"
 		if !c.OK {
 			ok = "**no**"
 		}
-		return []string{c.Figure, c.Published, calFigure(c.Real), calFigure(c.Simulated), fmt.Sprintf("%+.1f%%", 100*c.Diff()),
+		row := []string{c.Figure, c.Published, calFigure(c.Real), calFigure(c.Simulated), fmt.Sprintf("%+.1f%%", 100*c.Diff()),
 			fmt.Sprintf("±%.0f%%", 100*c.Tolerance), ok}
+		if heldOut {
+			h := ""
+			if c.HeldOut != nil {
+				h = fmt.Sprintf("%.0f%%, %d of %d", 100*c.HeldOut.MeanAbsError, c.HeldOut.Inside, c.HeldOut.Sources)
+			}
+			row = append(row, h)
+		}
+		return row
 	})
 }
 

@@ -27,6 +27,9 @@ type WorkloadFile struct {
 	Workload fakemodel.Workload `json:"workload"`
 	// Source says what it was fitted on.
 	Source WorkloadSource `json:"source"`
+	// HeldOut is how well the fit predicts sources it never saw, when
+	// `simulate calibrate -cv` measured it.
+	HeldOut *HeldOut `json:"held_out,omitempty"`
 }
 
 // WorkloadSource is what a workload file was fitted on.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/sim"
 	"github.com/loopsim/loopsim/transcript"
 )
@@ -31,6 +33,13 @@ type calibrateOptions struct {
 	rounds   int
 	seed     uint64
 	workers  int
+	// population fits a population from the spread between sources; cv
+	// cross-validates the fit, users simulated users per held-out source.
+	population bool
+	cv         bool
+	users      int
+	// command is the command line, for the held-out figures' provenance.
+	command string
 }
 
 func runCalibrate(args []string, stdout, stderr io.Writer) int {
@@ -46,6 +55,9 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.rounds, "rounds", 3, "rounds of correction after the first estimate")
 	fs.Uint64Var(&o.seed, "seed", 1, "root seed of the fit's simulations")
 	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "episodes played at once (the results do not depend on it)")
+	fs.BoolVar(&o.population, "population", true, "fit how sessions differ from the spread between sources (the folders holding the logs); false fits one user")
+	fs.BoolVar(&o.cv, "cv", false, "also cross-validate: fit without each source in turn, predict its figures; writes cv.md and cv.json, and the held-out figures into the workload file")
+	fs.IntVar(&o.users, "users", 200, "with -cv, simulated users each held-out source is compared with")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: simulate calibrate [flags] DIR|FILE...
 
@@ -58,8 +70,16 @@ fit report (fit.md) with quantile-quantile plots and a Kolmogorov-Smirnov
 distance per distribution. Malformed or foreign lines are counted and
 reported, never fatal.
 
+Logs are grouped into sources by the folder holding them (one project, one
+person); with two sources or more the fit draws each session's output,
+calls per prompt, tool calls, context growth and starting context from a
+population whose spread is the spread between the sources. -cv holds out
+each source in turn, fits the rest and reports how well the fit predicts
+the source it never saw.
+
 Example:
   simulate calibrate ~/.claude/projects
+  simulate calibrate -cv ~/.claude/projects
   simulate -workload out/calibrate/workload.json
 
 Flags:
@@ -100,6 +120,7 @@ Flags:
 		fmt.Fprintf(stderr, "calibrate: %v\n", err)
 		return simExitBadInput
 	}
+	o.command = "simulate calibrate " + strings.Join(args, " ")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	return calibrateSessions(ctx, sessions, base, o, stdout, stderr)
@@ -133,7 +154,16 @@ func calibrateSessions(ctx context.Context, sessions []*transcript.Session, base
 	if w := window(sessions, o.model); w > 0 {
 		base.Model.ContextWindow = w
 	}
-	fit, err := sim.FitWorkload(ctx, &real, sim.FitOptions{Base: base, Episodes: o.episodes, Rounds: o.rounds, Seed: o.seed, Workers: o.workers})
+	fo := sim.FitOptions{Base: base, Episodes: o.episodes, Rounds: o.rounds, Seed: o.seed, Workers: o.workers}
+	sources := sim.GroupSources(sessions, o.model)
+	if o.population {
+		fo.Population, fo.Spreads = fitPopulation(stdout, sources)
+	}
+	if o.cv && len(sources) < 2 {
+		fmt.Fprintf(stderr, "calibrate -cv: %d source; leaving one out needs at least two (sources are the folders holding the logs)\n", len(sources))
+		return simExitBadInput
+	}
+	fit, err := sim.FitWorkload(ctx, &real, fo)
 	if err != nil {
 		fmt.Fprintf(stderr, "calibrate: %v\n", err)
 		return simExitBadInput
@@ -148,6 +178,13 @@ func calibrateSessions(ctx context.Context, sessions []*transcript.Session, base
 	}
 	src.Fitted, src.Kept = fit.Fitted, fit.Kept
 	wf := sim.WorkloadFile{Model: fit.Setting.Model, Workload: fit.Setting.Workload, Source: src}
+	if o.cv {
+		h, code := crossValidate(ctx, sources, fo, o, stdout, stderr)
+		if code != simExitOK {
+			return code
+		}
+		wf.HeldOut = h
+	}
 	if err := sim.WriteWorkloadFile(o.file, wf); err != nil {
 		fmt.Fprintf(stderr, "calibrate: %v\n", err)
 		return simExitFailed
@@ -179,6 +216,60 @@ func calibrateSessions(ctx context.Context, sessions []*transcript.Session, base
 	}
 	fmt.Fprintf(stdout, "\nwrote %s, %s and %d quantile-quantile plots\nrun it: go run ./cmd/simulate -workload %s\n", o.file, report, len(qq), o.file)
 	return simExitOK
+}
+
+// fitPopulation fits the population from the sources' spread and says
+// what it found; with fewer than two sources it fits none.
+func fitPopulation(stdout io.Writer, sources []sim.Source) (fakemodel.Population, []sim.Spread) {
+	if len(sources) < 2 {
+		fmt.Fprintf(stdout, "%d source (logs are grouped by the folder holding them): no spread between sources, the fit is one user\n", len(sources))
+		return fakemodel.Population{}, nil
+	}
+	p, spreads := sim.FitPopulation(sources)
+	names := make([]string, len(sources))
+	for i, s := range sources {
+		names[i] = s.Name
+	}
+	fmt.Fprintf(stdout, "population fitted from %d sources (%s): spread of each session's factor: start_context %g, output %g, replies %g, tools %g, tool_result %g\n",
+		len(sources), strings.Join(names, ", "), p.StartContext, p.Output, p.Replies, p.Tools, p.ToolResult)
+	return p, spreads
+}
+
+// crossValidate runs the leave-one-source-out cross-validation, prints
+// its table and writes cv.md and cv.json under the output folder.
+func crossValidate(ctx context.Context, sources []sim.Source, fo sim.FitOptions, o *calibrateOptions, stdout, stderr io.Writer) (*sim.HeldOut, int) {
+	cv, err := sim.CrossValidate(ctx, sources, sim.CVOptions{Fit: fo, Population: o.population, Users: o.users})
+	if err != nil {
+		fmt.Fprintf(stderr, "calibrate -cv: %v\n", err)
+		return nil, simExitBadInput
+	}
+	h := sim.HeldOutOf(cv, o.command)
+	kind := "one user"
+	if o.population {
+		kind = "a population from the other sources' spread"
+	}
+	fmt.Fprintf(stdout, "\nleave-one-source-out: each source predicted by the fit of the others (%s), %d simulated users of its size; error of each figure (\"out\": outside the band of 80%% of simulated users):\n",
+		kind, cv.Users)
+	if err := sim.WriteCVTable(stdout, cv, h); err != nil {
+		fmt.Fprintf(stderr, "calibrate -cv: %v\n", err)
+		return nil, simExitFailed
+	}
+	if err := writeFile(filepath.Join(o.out, "cv.md"), func(w io.Writer) error { return sim.WriteCVReport(w, cv, h) }); err != nil {
+		fmt.Fprintf(stderr, "calibrate -cv: %v\n", err)
+		return nil, simExitFailed
+	}
+	if err := writeFile(filepath.Join(o.out, "cv.json"), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			HeldOut *sim.HeldOut         `json:"held_out"`
+			Cells   *sim.CrossValidation `json:"cross_validation"`
+		}{h, cv})
+	}); err != nil {
+		fmt.Fprintf(stderr, "calibrate -cv: %v\n", err)
+		return nil, simExitFailed
+	}
+	return h, simExitOK
 }
 
 func modelClause(model string) string {

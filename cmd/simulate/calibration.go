@@ -48,6 +48,12 @@ func calibrate(ctx context.Context, s sim.Setting, o *simOptions) ([]sim.Calibra
 			rows[i].Published = "" // the README's figures are the pooled set's
 		}
 	}
-	return rows, fmt.Sprintf("%d episodes against target set %q of %s: %d sessions, %d calls.",
+	note := fmt.Sprintf("%d episodes against target set %q of %s: %d sessions, %d calls.",
 		o.calibrate, set.Name, from, set.Sessions, set.Calls)
+	h, why := sim.HeldOutFor(s)
+	if h != nil {
+		h.Attach(rows)
+		why = h.Sentence()
+	}
+	return rows, note + " " + why
 }
