@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/loopsim/loopsim/fakemodel"
 )
@@ -91,31 +92,39 @@ func ExploreStates(base Case, letters, forever []Letter, depth int, opts Explore
 	stats := ExploreStats{Depth: depth}
 	taken := takenIDs(base.Initial)
 	seen := map[stateDigest]bool{}
-	frontier := [][]fakemodel.Step{nil}
+	steps := make([]fakemodel.Step, 0, len(letters)+len(forever))
+	for _, l := range append(letters[:len(letters):len(letters)], forever...) {
+		steps = append(steps, l.Step)
+	}
+	if len(steps) > 256 {
+		return ExploreStats{}, fmt.Errorf("explore states: %d letters; at most 256", len(steps))
+	}
+	// a script is kept as its letters' indices (a word), not its steps:
+	// a level of depth 6 holds over a million scripts
+	frontier := []word{nil}
 	for length := 0; length <= depth && len(frontier) > 0; length++ {
-		var scripts [][]fakemodel.Step
+		var scripts []word
 		if length == 0 {
 			scripts = frontier
 		} else {
+			scripts = make([]word, 0, len(frontier)*len(steps))
 			for _, f := range frontier {
-				for _, group := range [][]Letter{letters, forever} {
-					for _, l := range group {
-						scripts = append(scripts, append(f[:len(f):len(f)], l.Step))
-					}
+				for l := range steps {
+					scripts = append(scripts, append(f[:len(f):len(f)], byte(l)))
 				}
 			}
 		}
 		level := LevelStats{Length: length}
-		var next [][]fakemodel.Step
+		var next []word
 		stop := false
-		err := runBatches(base, scripts, workers, taken, func(script []fakemodel.Step, o outcome) bool {
+		err := runBatches(base, steps, scripts, workers, taken, func(script word, o outcome) bool {
 			stats.Runs++
 			level.Runs++
 			if !visit(o.c, o.run) {
 				stop = true
 				return false
 			}
-			last := length > 0 && script[length-1].Repeat == fakemodel.Forever
+			last := length > 0 && int(script[length-1]) >= len(letters)
 			if !o.ranOut || last {
 				stats.Scripts += e.continuations(length, last)
 				return true
@@ -130,12 +139,10 @@ func ExploreStates(base Case, letters, forever []Letter, depth int, opts Explore
 				seen[o.digest] = true
 			}
 			level.States++
-			if length == depth {
-				stats.Scripts++
-				return true
-			}
 			stats.Scripts++
-			next = append(next, script)
+			if length < depth {
+				next = append(next, script)
+			}
 			return true
 		})
 		stats.Levels = append(stats.Levels, level)
@@ -150,6 +157,19 @@ func ExploreStates(base Case, letters, forever []Letter, depth int, opts Explore
 	return stats, nil
 }
 
+// word is a script as the indices of its steps in the alphabet (the
+// letters, then the forever ones).
+type word []byte
+
+// script spells w with the alphabet's steps.
+func (w word) script(steps []fakemodel.Step) []fakemodel.Step {
+	out := make([]fakemodel.Step, len(w))
+	for i, l := range w {
+		out[i] = steps[l]
+	}
+	return out
+}
+
 // outcome is one probed run.
 type outcome struct {
 	c      Case
@@ -160,36 +180,77 @@ type outcome struct {
 	digest    stateDigest
 }
 
-// batchSize bounds how many finished runs (with their traces) wait to be
-// visited.
-const batchSize = 256
+// batchSize is how many runs are handed to use at a time; batchesAhead
+// bounds how many finished or running batches (with their traces) wait
+// to be used, so that the workers run the next batch while use checks
+// the last.
+const (
+	batchSize    = 256
+	batchesAhead = 3
+)
 
-// runBatches runs the scripts on base, workers at a time, and hands each
-// outcome to use in the scripts' order; use returns false to stop.
-func runBatches(base Case, scripts [][]fakemodel.Step, workers int, taken map[string]bool, use func([]fakemodel.Step, outcome) bool) error {
-	for from := 0; from < len(scripts); from += batchSize {
-		batch := scripts[from:min(from+batchSize, len(scripts))]
-		outs := make([]outcome, len(batch))
-		errs := make([]error, len(batch))
-		var wg sync.WaitGroup
-		jobs := make(chan int)
-		for range min(workers, len(batch)) {
-			wg.Go(func() {
-				for i := range jobs {
-					outs[i], errs[i] = probeRun(base, batch[i], taken)
+// batch is a slice of the scripts, run by the workers; done is closed
+// when every run of it has finished.
+type batch struct {
+	scripts []word
+	outs    []outcome
+	errs    []error
+	left    atomic.Int64
+	done    chan struct{}
+}
+
+// runBatches runs the scripts (spelled with steps) on base, workers at a time, and hands each
+// outcome to use in the scripts' order, from the calling goroutine, while
+// the workers go on with the next batches; use returns false to stop.
+func runBatches(base Case, steps []fakemodel.Step, scripts []word, workers int, taken map[string]bool, use func(word, outcome) bool) error {
+	type job struct {
+		b *batch
+		i int
+	}
+	jobs := make(chan job)
+	ready := make(chan *batch, batchesAhead)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for j := range jobs {
+				j.b.outs[j.i], j.b.errs[j.i] = probeRun(base, j.b.scripts[j.i].script(steps), taken)
+				if j.b.left.Add(-1) == 0 {
+					close(j.b.done)
 				}
-			})
-		}
-		for i := range batch {
-			jobs <- i
-		}
-		close(jobs)
-		wg.Wait()
-		for i, script := range batch {
-			if errs[i] != nil {
-				return errs[i]
 			}
-			if !use(script, outs[i]) {
+		})
+	}
+	wg.Go(func() {
+		defer close(jobs)
+		defer close(ready)
+		for from := 0; from < len(scripts); from += batchSize {
+			part := scripts[from:min(from+batchSize, len(scripts))]
+			b := &batch{scripts: part, outs: make([]outcome, len(part)), errs: make([]error, len(part)), done: make(chan struct{})}
+			b.left.Store(int64(len(part)))
+			select {
+			case ready <- b:
+			case <-quit:
+				return
+			}
+			for i := range part {
+				select {
+				case jobs <- job{b, i}:
+				case <-quit:
+					return
+				}
+			}
+		}
+	})
+	defer wg.Wait()
+	defer close(quit)
+	for b := range ready {
+		<-b.done
+		for i, script := range b.scripts {
+			if b.errs[i] != nil {
+				return b.errs[i]
+			}
+			if !use(script, b.outs[i]) {
 				return nil
 			}
 		}

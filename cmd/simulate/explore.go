@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -18,15 +19,25 @@ func init() {
 	register(command{name: "explore", summary: "check every fault script up to a depth, merging scripts that reach the same loop state", run: runExplore})
 }
 
-// maxExploreDepth is the deepest exploration explore accepts: depth 8
-// takes many hours on two cores, so anything deeper is surely a mistake.
-const maxExploreDepth = 8
+// maxExploreDepth is the deepest exploration explore accepts, and
+// deepExploreDepth the deepest without -deep: past it an exploration
+// takes hours (docs/model-checker.md has the figures).
+const (
+	maxExploreDepth  = 8
+	deepExploreDepth = 6
+)
+
+// exploreGCPercent is the collector's target while exploring: each run
+// makes a trace that is garbage once checked, so a larger heap between
+// collections saves about a fifth of the CPU for a few hundred MB.
+const exploreGCPercent = 400
 
 func runExplore(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	profile := fs.String("profile", "claude-code", "the policy profile to explore ("+strings.Join(loop.Profiles(), ", ")+")")
-	depth := fs.Int("depth", 4, "the longest fault script, 0 to 8 (claude-code: depth 4 takes seconds, 5 about 1.5 minutes, each more about 8 times longer)")
+	depth := fs.Int("depth", 4, "the longest fault script, 0 to 6, or to 8 with -deep (claude-code: depth 4 takes seconds, 5 about a minute of CPU, each more about 6 times longer)")
+	deep := fs.Bool("deep", false, "allow -depth 7 and 8 (hours of CPU: see docs/model-checker.md)")
 	seed := fs.Uint64("seed", 0, "the seed of the loop's retry jitter")
 	env := fs.String("env", "all", "the environment: plain, hostile or all")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "scripts run at once")
@@ -62,6 +73,10 @@ Flags:
 		fmt.Fprintf(stderr, "explore: -depth %d: must be 0 to %d\n", *depth, maxExploreDepth)
 		return 2
 	}
+	if *depth > deepExploreDepth && !*deep {
+		fmt.Fprintf(stderr, "explore: -depth %d takes hours; give -deep as well to run it\n", *depth)
+		return 2
+	}
 	if *workers < 1 {
 		fmt.Fprintf(stderr, "explore: -workers %d: must be at least 1\n", *workers)
 		return 2
@@ -81,10 +96,11 @@ Flags:
 		fmt.Fprintf(stderr, "explore: -env %q: must be plain, hostile or all\n", *env)
 		return 2
 	}
+	defer debug.SetGCPercent(debug.SetGCPercent(exploreGCPercent))
 	fmt.Fprintf(stdout, "profile %s, depth %d, seed %d\n", *profile, *depth, *seed)
 	for _, e := range envs {
 		e.Case.Seed = *seed
-		if code := exploreEnvironment(p.Name+"/"+e.Name, e.Case, *depth, *workers, stdout, stderr); code != 0 {
+		if code := exploreEnvironment(p.Name+"/"+e.Name, e.Case, *depth, *workers, judge, stdout, stderr); code != 0 {
 			return code
 		}
 	}
@@ -92,8 +108,9 @@ Flags:
 }
 
 // exploreEnvironment explores one environment and prints its table, or
-// the shrunk scenario of the first unexplained violation.
-func exploreEnvironment(name string, base properties.Case, depth, workers int, stdout, stderr io.Writer) int {
+// the shrunk scenario of the first violation judge leaves unexplained
+// (judge returns a run's violations and those no known finding explains).
+func exploreEnvironment(name string, base properties.Case, depth, workers int, judge func(properties.Run) (all, unexplained []properties.Violation), stdout, stderr io.Writer) int {
 	letters, forever := properties.Alphabet(base.Policy, base.Primary)
 	start := time.Now()
 	level := start
@@ -108,8 +125,7 @@ func exploreEnvironment(name string, base properties.Case, depth, workers int, s
 			level = time.Now()
 		},
 	}, func(c properties.Case, r properties.Run) bool {
-		vs := properties.Check(r)
-		un := unexplained(r)
+		vs, un := judge(r)
 		if len(un) > 0 {
 			found, broke = &c, un[0]
 			return false
@@ -124,7 +140,11 @@ func exploreEnvironment(name string, base properties.Case, depth, workers int, s
 		return 1
 	}
 	if found != nil {
-		return reportViolation(name, *found, broke, letters, unexplained, stdout, stderr)
+		unexplainedOnly := func(r properties.Run) []properties.Violation {
+			_, un := judge(r)
+			return un
+		}
+		return reportViolation(name, *found, broke, letters, unexplainedOnly, stdout, stderr)
 	}
 	fmt.Fprintf(stdout, "\n%s: %d scripts run stand for all %d scripts of at most %d steps (%.1fs)\n",
 		name, stats.Runs, stats.Scripts, depth, time.Since(start).Seconds())
@@ -138,9 +158,10 @@ func exploreEnvironment(name string, base properties.Case, depth, workers int, s
 	return 0
 }
 
-// unexplained are the violations of r no known finding explains.
-func unexplained(r properties.Run) []properties.Violation {
-	return properties.Unexplained(r, properties.Check(r))
+// judge returns r's violations and those no known finding explains.
+func judge(r properties.Run) (all, unexplained []properties.Violation) {
+	all = properties.Check(r)
+	return all, properties.Unexplained(r, all)
 }
 
 // reportViolation shrinks the violating case (keeping v's invariant among

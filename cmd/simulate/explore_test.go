@@ -27,7 +27,7 @@ func TestExploreSmallDepth(t *testing.T) {
 // Bad flags exit 2 with a message naming the flag.
 func TestExploreRefusesBadFlags(t *testing.T) {
 	for _, args := range [][]string{
-		{"-depth", "9"}, {"-depth", "-1"}, {"-profile", "nope"}, {"-env", "cold"}, {"-workers", "0"}, {"extra"},
+		{"-depth", "9"}, {"-depth", "9", "-deep"}, {"-depth", "7"}, {"-depth", "-1"}, {"-profile", "nope"}, {"-env", "cold"}, {"-workers", "0"}, {"extra"},
 	} {
 		var stdout, stderr bytes.Buffer
 		assert.Equal(t, exitBadInput, dispatch(append([]string{"explore"}, args...), &stdout, &stderr), "%v", args)
@@ -47,7 +47,8 @@ func TestExploreReportsAShrunkScenario(t *testing.T) {
 	c.Policy.MaxOutputRecoveries = 4
 	check := func(r properties.Run) []properties.Violation {
 		r.Policy = claimed
-		return unexplained(r)
+		_, un := judge(r)
+		return un
 	}
 	truncated := fakemodel.Step{Kind: fakemodel.Truncated, Text: "long"}
 	c.Script = []fakemodel.Step{{ToolUses: []fakemodel.ToolUse{{Name: "Read"}}}, truncated, truncated, truncated, truncated}
@@ -62,4 +63,28 @@ func TestExploreReportsAShrunkScenario(t *testing.T) {
 	assert.NotNil(t, s)
 	assert.NotContains(t, stdout.String(), "tool_uses", "the tool step is not needed and is shrunk away")
 	assert.Equal(t, 3, strings.Count(stdout.String(), `{"kind":"truncated","text":"long"}`), "three truncations reach the third recovery")
+}
+
+// The model checker finds a deliberately broken loop: claude-code
+// allowing four output-token recoveries, judged against a claim of two,
+// explored to depth 3 with the whole alphabet. Breadth first, the first
+// violation is the one-letter script of a truncation that repeats
+// forever; it is printed as a scenario that loads; exit 3.
+func TestExploreFindsAndShrinksABrokenLoop(t *testing.T) {
+	claimed := loop.ClaudeCode()
+	claimed.MaxOutputRecoveries = 2
+	base := properties.Environments(claimed)[0].Case
+	base.Policy.MaxOutputRecoveries = 4
+	brokenJudge := func(r properties.Run) (all, unexplained []properties.Violation) {
+		r.Policy = claimed
+		return judge(r)
+	}
+	var stdout, stderr bytes.Buffer
+	code := exploreEnvironment("claude-code/plain", base, 3, 2, brokenJudge, &stdout, &stderr)
+	require.Equal(t, 3, code, stderr.String())
+	assert.Contains(t, stderr.String(), "three_recoveries broken")
+	_, err := scenarios.Parse("explore.yaml", stdout.Bytes())
+	require.NoError(t, err, stdout.String())
+	assert.Equal(t, 1, strings.Count(stdout.String(), `"kind":`), "one step:\n%s", stdout.String())
+	assert.Contains(t, stdout.String(), `{"kind":"truncated","text":"long","repeat":"forever"}`)
 }
