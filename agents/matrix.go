@@ -59,6 +59,12 @@ type Cell struct {
 	Error string `json:"error,omitempty"`
 	// Broken lists the rules the agent broke (see [Judge]).
 	Broken []string `json:"broken,omitempty"`
+	// Records are the server's records of the run's requests, for the
+	// exporters (simulate matrix -otlp, -timeline); not in matrix.json.
+	Records []wire.Record `json:"-"`
+	// Started is when the run started on the wall clock, the origin of
+	// the records' times (a measurement); not in matrix.json.
+	Started time.Time `json:"-"`
 }
 
 // Matrix is every scenario run by every agent present.
@@ -140,6 +146,7 @@ func RunCell(ctx context.Context, s *scenarios.Scenario, e Entrant, timeout time
 	c := Cell{Scenario: s.Name, Agent: e.Name}
 	a := e.Preset.Agent(e.Bin)
 	a.Timeout = timeout
+	c.Started = time.Now()
 	out, err := scenarios.RunAgent(ctx, s, a)
 	var ae *scenarios.AgentError
 	if errors.As(err, &ae) {
@@ -154,7 +161,7 @@ func RunCell(ctx context.Context, s *scenarios.Scenario, e Entrant, timeout time
 	if out == nil {
 		return c
 	}
-	c.Requests, c.Exit, c.Seconds = wire.Labels(out.Records), out.Exit, out.Elapsed.Seconds()
+	c.Requests, c.Exit, c.Seconds, c.Records = wire.Labels(out.Records), out.Exit, out.Elapsed.Seconds(), out.Records
 	c.FinalEvent = scenarios.FinalEvent(out.Stdout, out.LastOutput)
 	c.Broken = Judge(out, c.TimedOut, a.Timeout)
 	return c

@@ -126,18 +126,6 @@ func emitRecord(ctx context.Context, tracer trace.Tracer, base time.Time, rec wi
 	attrs := []attribute.KeyValue{
 		attribute.String(AttrOperationName, OpChat),
 		attribute.String(AttrProviderName, wireProvider(rec.API, opt)),
-		attribute.String(AttrWireAPI, rec.API),
-		attribute.Int(AttrSeq, rec.Seq),
-		attribute.Int(AttrAttempt, attempt),
-		attribute.Bool(AttrRequestStream, rec.Stream),
-		attribute.Int(AttrMessages, rec.Messages),
-		attribute.Int(AttrEstimatedInput, rec.InputTokens),
-		attribute.Int(AttrKept, rec.Kept),
-		attribute.Int(AttrDroppedMessages, rec.Dropped),
-		attribute.String(AttrAnswer, rec.Answer),
-	}
-	if rec.Purpose != "" {
-		attrs = append(attrs, attribute.String(AttrPurpose, string(rec.Purpose)))
 	}
 	if rec.Model != "" {
 		attrs = append(attrs, attribute.String(AttrRequestModel, rec.Model))
@@ -145,6 +133,20 @@ func emitRecord(ctx context.Context, tracer trace.Tracer, base time.Time, rec wi
 	if rec.MaxTokens > 0 {
 		attrs = append(attrs, attribute.Int(AttrRequestMaxTokens, rec.MaxTokens))
 	}
+	if rec.Purpose != "" {
+		attrs = append(attrs, attribute.String(AttrPurpose, string(rec.Purpose)))
+	}
+	attrs = append(attrs,
+		attribute.Int(AttrAttempt, attempt),
+		attribute.Int(AttrSeq, rec.Seq),
+		attribute.String(AttrWireAPI, rec.API),
+		attribute.Bool(AttrRequestStream, rec.Stream),
+		attribute.Int(AttrMessages, rec.Messages),
+		attribute.Int(AttrEstimatedInput, rec.InputTokens),
+		attribute.Int(AttrKept, rec.Kept),
+		attribute.Int(AttrDroppedMessages, rec.Dropped),
+		attribute.String(AttrAnswer, rec.Answer),
+	)
 	if rec.Status != 0 {
 		attrs = append(attrs, attribute.Int(AttrHTTPStatus, rec.Status))
 	}

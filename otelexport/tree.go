@@ -89,10 +89,10 @@ func WriteTree(w io.Writer, td *tracepb.TracesData) error {
 	return nil
 }
 
-// msSince is t after base in milliseconds, with the fraction when there
-// is one (a server's observed times), negative when before.
+// msSince is t after base in milliseconds, with the fraction to the
+// microsecond when there is one (a server's observed times).
 func msSince(t, base uint64) string {
-	d := float64(int64(t-base)) / 1e6
+	d := float64(int64(t-base)/1e3) / 1e3
 	return strconv.FormatFloat(d, 'f', -1, 64)
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/loopsim/loopsim/agents"
 	"github.com/loopsim/loopsim/fakemodel/wire"
+	"github.com/loopsim/loopsim/otelexport"
 	"github.com/loopsim/loopsim/reports"
 	"github.com/loopsim/loopsim/scenarios"
 )
@@ -65,8 +66,11 @@ func runAgents(args []string, stdout, stderr io.Writer) int {
 		if ctx.Err() != nil {
 			break
 		}
+		started := time.Now() // the origin of the records' times, for the export
 		v, st := agentOne(ctx, s, opt.agent())
 		status = max(status, st)
+		opt.export.addAgent(otelexport.AgentRun{Name: s.Name, Agent: opt.agentName(), Records: v.Records, Exit: v.Exit,
+			Outcome: v.Verdict, Error: v.Error, Start: started, Elapsed: time.Duration(v.ElapsedMS) * time.Millisecond})
 		if opt.records != "" && len(v.Records) > 0 {
 			if err := writeRecords(filepath.Join(opt.records, s.Name+".jsonl"), v.Records); err != nil {
 				fmt.Fprintf(stderr, "agent: %v\n", err)
@@ -93,6 +97,10 @@ func runAgents(args []string, stdout, stderr io.Writer) int {
 	if !opt.json {
 		fmt.Fprintf(stdout, "%d passed, %d failed\n", t.passed, t.failed)
 	}
+	if err := opt.export.write(context.Background()); err != nil {
+		fmt.Fprintf(stderr, "agent: %v\n", err)
+		status = max(status, exitBadInput)
+	}
 	return status
 }
 
@@ -109,14 +117,17 @@ type agentOptions struct {
 	env                    []string
 	// filter is -run compiled, by check.
 	filter *regexp.Regexp
+	// export keeps each run's records for -otlp, -otlp-endpoint, -timeline.
+	export *exportFlags
 }
 
 // agentFlags declares the agent subcommand's flags into the options it
 // returns.
 func agentFlags(stderr io.Writer) (*flag.FlagSet, *agentOptions) {
-	opt := &agentOptions{}
+	opt := &agentOptions{export: &exportFlags{}}
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	opt.export.register(fs)
 	fs.StringVar(&opt.command, "cmd", "", "the agent command, run with sh -c (required without --preset); with --preset, the path of the agent's binary (default: its name looked up on PATH)")
 	fs.StringVar(&opt.preset, "preset", "", "run a released agent by its preset ("+strings.Join(agents.Names(), ", ")+"): its config in a fresh temporary home, its headless flags, the scenario's prompt")
 	fs.BoolVar(&opt.json, "json", false, "print one JSON object a scenario (JSON Lines), with the request records")
@@ -141,7 +152,7 @@ func agentFlags(stderr io.Writer) (*flag.FlagSet, *agentOptions) {
 }
 
 // agentUsage is the agent subcommand's help, before its flags.
-const agentUsage = `usage: simulate agent (--cmd 'COMMAND' | --preset NAME [--cmd PATH]) [--json] [-run REGEXP] [-timeout D] [-records DIR] [-env NAME=VALUE]... [-inherit-env] SCENARIO|DIR...
+const agentUsage = `usage: simulate agent (--cmd 'COMMAND' | --preset NAME [--cmd PATH]) [--json] [-run REGEXP] [-timeout D] [-records DIR] [-env NAME=VALUE]... [-inherit-env] [-otlp FILE] [-otlp-endpoint URL] [-timeline FILE] SCENARIO|DIR...
 
 Runs a foreign agent under each scenario's faults on the wire: for every
 scenario it starts the fake model API server (every API) playing the scenario's
@@ -156,6 +167,8 @@ waits for it to exit, and checks expect.wire: the request sequence
 (M:trunc, C:text, ...), the result the agent reports and its exit
 status, and that every request kept the API's rules. PASS, or FAIL with a diff (-want +got), per scenario; ERROR when
 the command timed out (default 5m) or exited without calling the server.
+-otlp, -otlp-endpoint and -timeline export each run from the server's
+records: a trace (a timeline process) per scenario (docs/otel.md).
 
 Exit status: 0 when every scenario passed, 1 when an expectation failed,
 2 when a file did not load or a run could not be judged.
@@ -197,6 +210,18 @@ func (opt *agentOptions) check(paths []string, stderr io.Writer) bool {
 		}
 	}
 	return true
+}
+
+// agentName names the agent in exports: its preset, else the command's
+// first word.
+func (opt *agentOptions) agentName() string {
+	if opt.preset != "" {
+		return opt.preset
+	}
+	if f := strings.Fields(opt.command); len(f) > 0 {
+		return filepath.Base(f[0])
+	}
+	return "agent"
 }
 
 // agent is the agent every scenario runs.

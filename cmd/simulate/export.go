@@ -14,12 +14,15 @@ import (
 
 // exportFlags are the flags that write a run's traces for other tools:
 // OpenTelemetry (a file of OTLP JSON, or a collector's endpoint) and a
-// Perfetto timeline. simulate run and simulate -replay take them.
+// Perfetto timeline. simulate run and simulate -replay take them for
+// loop traces; simulate agent and simulate matrix for foreign agents'
+// runs, from the fake server's records.
 type exportFlags struct {
 	otlp         string
 	otlpEndpoint string
 	timeline     string
 	episodes     []otelexport.Episode
+	agents       []otelexport.AgentRun
 }
 
 func (x *exportFlags) register(fs *flag.FlagSet) {
@@ -40,7 +43,14 @@ func (x *exportFlags) add(name string, tr loop.Trace) {
 	}
 }
 
-// write writes the kept episodes where the flags say.
+// addAgent keeps one foreign agent's run for the export.
+func (x *exportFlags) addAgent(run otelexport.AgentRun) {
+	if x.wanted() {
+		x.agents = append(x.agents, run)
+	}
+}
+
+// write writes the kept episodes and agent runs where the flags say.
 func (x *exportFlags) write(ctx context.Context) error {
 	if !x.wanted() {
 		return nil
@@ -51,6 +61,11 @@ func (x *exportFlags) write(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		agentSpans, err := otelexport.AgentSpans(ctx, x.agents, otelexport.Options{})
+		if err != nil {
+			return err
+		}
+		spans = append(spans, agentSpans...)
 		if x.otlp != "" {
 			if err := writeFile(x.otlp, func(w io.Writer) error { return otelexport.WriteOTLPJSON(w, spans) }); err != nil {
 				errs = append(errs, fmt.Errorf("-otlp: %w", err))
@@ -63,13 +78,27 @@ func (x *exportFlags) write(ctx context.Context) error {
 		}
 	}
 	if x.timeline != "" {
-		eps := make([]timeline.Episode, len(x.episodes))
-		for i, ep := range x.episodes {
-			eps[i] = timeline.Episode{Name: ep.Name, Trace: ep.Trace}
-		}
-		if err := writeFile(x.timeline, func(w io.Writer) error { return timeline.Write(w, eps) }); err != nil {
+		if err := writeFile(x.timeline, x.writeTimeline); err != nil {
 			errs = append(errs, fmt.Errorf("-timeline: %w", err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// writeTimeline writes the timeline of the kept agent runs, or of the
+// kept episodes when there are none (a subcommand keeps one or the
+// other).
+func (x *exportFlags) writeTimeline(w io.Writer) error {
+	if len(x.agents) > 0 {
+		runs := make([]timeline.AgentRun, len(x.agents))
+		for i, r := range x.agents {
+			runs[i] = timeline.AgentRun{Name: r.Name, Agent: r.Agent, Records: r.Records, Exit: r.Exit, Outcome: r.Outcome, Elapsed: r.Elapsed}
+		}
+		return timeline.WriteAgents(w, runs)
+	}
+	eps := make([]timeline.Episode, len(x.episodes))
+	for i, ep := range x.episodes {
+		eps[i] = timeline.Episode{Name: ep.Name, Trace: ep.Trace}
+	}
+	return timeline.Write(w, eps)
 }

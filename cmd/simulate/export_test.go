@@ -9,10 +9,13 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/loopsim/loopsim/agents"
+	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/otelexport"
 )
 
@@ -87,6 +90,10 @@ func TestReplayWritesOTLPAndTimeline(t *testing.T) {
 	b, err := os.ReadFile(tl)
 	require.NoError(t, err)
 	assert.True(t, json.Valid(b))
+
+	code, _, errOut = runCLI(t, "matrix", "-from", filepath.Join(dir, "matrix.json"), "-otlp", otlp)
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "not with -from")
 }
 
 func TestExportFlagsNeedReplay(t *testing.T) {
@@ -116,4 +123,97 @@ func TestRunOTLPEndpoint(t *testing.T) {
 	code, out, errOut := runCLI(t, "run", wireAnswers, "-otlp-endpoint", srv.URL)
 	require.Equal(t, exitPass, code, "stdout %s stderr %s", out, errOut)
 	assert.Equal(t, int32(1), posts.Load())
+}
+
+// simulate agent -otlp and -timeline export each run from the server's
+// records: a trace whose invoke_agent span names the agent, a chat span
+// per request with the injected faults on them; a timeline process per
+// run. simulate spans prints the tree read back.
+func TestAgentWritesOTLPAndTimeline(t *testing.T) {
+	bin := testAgent(t)
+	dir := t.TempDir()
+	otlp, tl := filepath.Join(dir, "agent.otlp.json"), filepath.Join(dir, "agent.timeline.json")
+	code, out, errOut := runCLI(t, "agent", "--cmd", bin, "-otlp", otlp, "-timeline", tl, wireAnswers, library+"cc-truncation-recovery.yaml")
+	require.Equal(t, exitPass, code, "stdout %s stderr %s", out, errOut)
+	roots, children := readOTLP(t, otlp)
+	assert.Equal(t, []string{"invoke_agent agent", "invoke_agent agent"}, roots, "one trace per scenario run")
+	assert.Len(t, children, 5+3, "a span per request: M:tool M:drop M:400 C:text M:text, then M:trunc M:trunc M:text")
+
+	code, tree, errOut := runCLI(t, "spans", otlp)
+	require.Equal(t, exitPass, code, errOut)
+	assert.Contains(t, tree, "gen_ai.conversation.id=cc-wire-answers-by-purpose process.exit.code=0")
+	assert.Contains(t, tree, "loopsim.agent.outcome=pass")
+	assert.Contains(t, tree, "loopsim.request.purpose=compact loopsim.request.attempt=1")
+	assert.Contains(t, tree, "loopsim.request.purpose=main loopsim.request.attempt=2", "the 400 is the retry of the dropped request")
+	assert.Contains(t, tree, "event loopsim.fault @")
+	assert.Contains(t, tree, "loopsim.fault.kind=connection")
+	assert.Contains(t, tree, "loopsim.fault.kind=truncated")
+
+	var timeline struct {
+		TraceEvents []struct {
+			Name string `json:"name"`
+			Ph   string `json:"ph"`
+			Pid  int    `json:"pid"`
+		} `json:"traceEvents"`
+	}
+	b, err := os.ReadFile(tl)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &timeline))
+	var names []string
+	for _, e := range timeline.TraceEvents {
+		if e.Ph == "X" || e.Ph == "i" {
+			names = append(names, e.Name)
+		}
+	}
+	assert.Contains(t, names, "compact #1")
+	assert.Contains(t, names, "fault: connection")
+	assert.Contains(t, names, "fault: prompt_too_long")
+}
+
+// simulate spans refuses a missing or malformed file with exit 2.
+func TestSpansBadInput(t *testing.T) {
+	code, _, errOut := runCLI(t, "spans")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "name OTLP JSON files")
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"resourceSpans": 3}`), 0o644))
+	code, _, errOut = runCLI(t, "spans", bad, filepath.Join(t.TempDir(), "none.json"))
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "bad.json")
+	assert.Contains(t, errOut, "none.json")
+}
+
+// A matrix cell is exported with its agent, scenario, exit status and the
+// rules it broke as its outcome; a timed-out cell's root is an error.
+func TestMatrixCellRun(t *testing.T) {
+	c := agents.Cell{Scenario: "server-error-once", Agent: "codex", Exit: -1, TimedOut: true, Seconds: 1.5,
+		Broken: []string{"hang"}, Records: []wire.Record{{Seq: 1, API: "responses", Answer: "500", Fault: "server_error"}}}
+	r := cellRun(c)
+	assert.Equal(t, "server-error-once", r.Name)
+	assert.Equal(t, "codex", r.Agent)
+	assert.Equal(t, -1, r.Exit)
+	assert.Equal(t, "broke: hang", r.Outcome)
+	assert.Equal(t, "timed out", r.Error)
+	assert.Equal(t, 1500*time.Millisecond, r.Elapsed)
+	assert.Len(t, r.Records, 1)
+	assert.Equal(t, "ok", cellRun(agents.Cell{}).Outcome)
+}
+
+// simulate matrix takes the export flags; with no agent present the
+// files hold no run.
+func TestMatrixExportFlags(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	dir := t.TempDir()
+	otlp, tl := filepath.Join(dir, "m.otlp.json"), filepath.Join(dir, "m.timeline.json")
+	code, _, errOut := runCLI(t, "matrix", "-out", dir, "-otlp", otlp, "-timeline", tl, "../../scenarios/matrix/server-error-once.yaml")
+	require.Equal(t, exitPass, code, errOut)
+	roots, _ := readOTLP(t, otlp)
+	assert.Empty(t, roots)
+	b, err := os.ReadFile(tl)
+	require.NoError(t, err)
+	assert.True(t, json.Valid(b))
+
+	code, _, errOut = runCLI(t, "matrix", "-from", filepath.Join(dir, "matrix.json"), "-otlp", otlp)
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "not with -from")
 }

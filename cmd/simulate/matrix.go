@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loopsim/loopsim/agents"
+	"github.com/loopsim/loopsim/otelexport"
 	"github.com/loopsim/loopsim/scenarios"
 )
 
@@ -19,7 +21,7 @@ func init() {
 }
 
 // matrixUsage is the matrix subcommand's help, before its flags.
-const matrixUsage = `usage: simulate matrix [--preset a,b,...] [-cmd NAME=PATH]... [-timeout D] [-parallel N] [-out DIR] [-html FILE] [-title T] SCENARIO|DIR...
+const matrixUsage = `usage: simulate matrix [--preset a,b,...] [-cmd NAME=PATH]... [-timeout D] [-parallel N] [-out DIR] [-html FILE] [-title T] [-otlp FILE] [-otlp-endpoint URL] [-timeline FILE] SCENARIO|DIR...
        simulate matrix -from matrix.json [-html FILE] [-title T]
 
 Runs each scenario against each agent of the presets (all five by
@@ -32,6 +34,9 @@ matrix.json it runs nothing and writes the HTML report of that matrix. A cell wh
 rule a user would call wrong (retrying without bound, exit 0 after the
 session failed, compacting in a loop, ignoring a retry-after, hanging
 instead of exiting) is marked with the rule. Progress goes to stderr.
+-otlp, -otlp-endpoint and -timeline export every cell from the server's
+records into one file: a trace (a timeline process) per cell, named by
+its agent and scenario (docs/otel.md).
 
 Exit status: 0 when no rule was broken, 1 when one was, 2 on bad input.
 
@@ -47,6 +52,8 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	title := fs.String("title", "Released agents under faults", "the Markdown table's title")
 	from := fs.String("from", "", "run nothing: render the matrix saved in this `matrix.json` as one HTML file (to -html)")
 	htmlOut := fs.String("html", "", "the HTML report's `file` (default: report.html in -out)")
+	export := &exportFlags{}
+	export.register(fs)
 	bins := map[string]string{}
 	fs.Func("cmd", "`NAME=PATH`: run preset NAME's binary from PATH (repeatable)", func(v string) error {
 		name, path, ok := strings.Cut(v, "=")
@@ -69,6 +76,10 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	if *htmlOut == "" {
 		*htmlOut = filepath.Join(*out, reportHTML)
+	}
+	if *from != "" && export.wanted() {
+		fmt.Fprintln(stderr, "matrix: -otlp, -otlp-endpoint and -timeline export a run's records, which matrix.json does not keep: not with -from")
+		return exitBadInput
 	}
 	if *from != "" {
 		return renderMatrix(*from, *htmlOut, *title, len(paths), stdout, stderr)
@@ -97,6 +108,13 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "[%d/%d] %s × %s: exit %d, %d requests, %.1f s%s\n", done, total, c.Agent, c.Scenario, c.Exit, len(c.Requests), c.Seconds, brokenNote(c))
 		}})
 	if err := writeMatrix(*out, *htmlOut, *title, m); err != nil {
+		fmt.Fprintf(stderr, "matrix: %v\n", err)
+		return exitBadInput
+	}
+	for _, c := range m.Cells {
+		export.addAgent(cellRun(c))
+	}
+	if err := export.write(context.Background()); err != nil {
 		fmt.Fprintf(stderr, "matrix: %v\n", err)
 		return exitBadInput
 	}
@@ -132,6 +150,21 @@ func matrixEntrants(names string, bins map[string]string, stderr io.Writer) ([]a
 		}
 	}
 	return out, true
+}
+
+// cellRun is a matrix cell as an agent run to export: the cell's
+// scenario, its agent, the rules it broke as its outcome (ok when none).
+func cellRun(c agents.Cell) otelexport.AgentRun {
+	outcome := "ok"
+	if len(c.Broken) > 0 {
+		outcome = "broke: " + strings.Join(c.Broken, "; ")
+	}
+	msg := c.Error
+	if c.TimedOut {
+		msg = "timed out"
+	}
+	return otelexport.AgentRun{Name: c.Scenario, Agent: c.Agent, Records: c.Records, Exit: c.Exit, Outcome: outcome, Error: msg,
+		Start: c.Started, Elapsed: time.Duration(c.Seconds * float64(time.Second))}
 }
 
 // brokenNote is a progress line's note of the rules a cell broke.
