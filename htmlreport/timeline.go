@@ -25,7 +25,14 @@ type Timeline struct {
 	Counter Counter
 	// End is when the episode ended.
 	End time.Duration
+	// Ordinal says the times are positions, not durations: position k
+	// is k milliseconds, drawn a wide slot each and labelled "#k+1" (a
+	// sequence of requests whose times are not known).
+	Ordinal bool
 }
+
+// Slot is the time of position k of an ordinal timeline.
+func Slot(k int) time.Duration { return time.Duration(k) * time.Millisecond }
 
 // Lane is a row of spans.
 type Lane struct {

@@ -40,7 +40,10 @@ type tlGap struct {
 	x0, x1   float64
 }
 
-func newAxis(times []time.Duration) *tlAxis {
+// tlSlot is the width of one position of an ordinal timeline.
+const tlSlot = 72
+
+func newAxis(times []time.Duration, ordinal bool) *tlAxis {
 	slices.Sort(times)
 	times = slices.Compact(times)
 	units := make([]float64, len(times))
@@ -54,7 +57,10 @@ func newAxis(times []time.Duration) *tlAxis {
 		total += g
 	}
 	px := float64(tlMaxTick)
-	if total > 0 {
+	switch {
+	case ordinal:
+		px = tlSlot
+	case total > 0:
 		px = math.Max(tlMinTick, math.Min(tlMaxTick, tlMaxWidth/total))
 	}
 	a := &tlAxis{x: make(map[time.Duration]float64, len(times))}
@@ -88,7 +94,7 @@ func (tl *Timeline) SVG() template.HTML {
 	for _, p := range tl.Counter.Points {
 		times = append(times, p.At)
 	}
-	ax := newAxis(times)
+	ax := newAxis(times, tl.Ordinal)
 	top := float64(tlAxisHeight)
 	countTop := top
 	if len(tl.Counter.Points) > 0 {
@@ -110,15 +116,15 @@ func (tl *Timeline) SVG() template.HTML {
 		y := lanesTop + float64(i)*tlLaneH
 		nameRow(&names, l.Name, y, tlLaneH)
 		for _, s := range l.Spans {
-			drawSpan(&body, ax, s, y)
+			tl.drawSpan(&body, ax, s, y)
 		}
 	}
 	for _, m := range tl.Marks {
-		drawMark(&body, ax, m, marksTop, height)
+		tl.drawMark(&body, ax, m, marksTop, height)
 	}
 	names.WriteString("</svg>")
 	body.WriteString("</svg>")
-	return template.HTML(`<div class="tl">` + names.String() + `<div class="timeline-scroll" tabindex="0">` + body.String() + `</div></div>` + tl.key())
+	return template.HTML(`<div class="tl">` + names.String() + `<div class="timeline-scroll" tabindex="0">` + body.String() + `</div></div>` + tl.key(ax))
 }
 
 func nameRow(b *strings.Builder, name string, y, h float64) {
@@ -133,15 +139,18 @@ func (tl *Timeline) drawAxis(b *strings.Builder, ax *tlAxis, height float64) {
 		times = append(times, t)
 	}
 	slices.Sort(times)
-	last := math.Inf(-1)
+	last, apart := math.Inf(-1), 90.0
+	if tl.Ordinal {
+		apart = tlSlot - 1
+	}
 	for _, t := range times {
 		x := ax.at(t)
-		if x-last < 90 {
+		if x-last < apart || (tl.Ordinal && t >= tl.End) {
 			continue
 		}
 		last = x
 		fmt.Fprintf(b, `<line class="tl-rule" x1="%.1f" y1="%d" x2="%.1f" y2="%.0f"/><text class="tl-tick" x="%.1f" y="13">%s</text>`,
-			x, tlAxisHeight-4, x, height, x+2, formatOffset(t))
+			x, tlAxisHeight-4, x, height, x+2, tl.at(t))
 	}
 	for _, g := range ax.gaps {
 		fmt.Fprintf(b, `<rect class="tl-gap" x="%.1f" y="%d" width="%.1f" height="%.0f"><title>%s of simulated waiting, drawn shortened</title></rect>`,
@@ -174,15 +183,15 @@ func (tl *Timeline) drawCounter(names, b *strings.Builder, ax *tlAxis, top float
 	fmt.Fprintf(b, `<path class="tl-counter" d="%s"/>`, d.String())
 	for _, p := range tl.Counter.Points {
 		fmt.Fprintf(b, `<circle class="tl-point" cx="%.1f" cy="%.1f" r="2"><title>%s at %s: %s</title></circle>`,
-			ax.at(p.At), y(p.Value), esc(tl.Counter.Name), formatOffset(p.At), formatCount(p.Value))
+			ax.at(p.At), y(p.Value), esc(tl.Counter.Name), tl.at(p.At), formatCount(p.Value))
 	}
 }
 
-func drawSpan(b *strings.Builder, ax *tlAxis, s Span, y float64) {
+func (tl *Timeline) drawSpan(b *strings.Builder, ax *tlAxis, s Span, y float64) {
 	x0, x1 := ax.at(s.Start), ax.at(s.End)
 	w := math.Max(x1-x0, 2)
 	fmt.Fprintf(b, `<g class="tl-span %s"><rect x="%.1f" y="%.1f" width="%.1f" height="%d"><title>%s</title></rect>`,
-		esc(s.Class), x0, y+2, w, tlLaneH-4, esc(s.Detail+"\nfrom "+formatOffset(s.Start)+" to "+formatOffset(s.End)))
+		esc(s.Class), x0, y+2, w, tlLaneH-4, esc(s.Detail+tl.span(s)))
 	if fit := int(w / 6.5); fit >= 3 {
 		label := s.Label
 		if len(label) > fit {
@@ -195,31 +204,63 @@ func drawSpan(b *strings.Builder, ax *tlAxis, s Span, y float64) {
 
 // drawMark draws an instant in the events row; a fault also as a line
 // across the lanes.
-func drawMark(b *strings.Builder, ax *tlAxis, m Mark, top, height float64) {
+func (tl *Timeline) drawMark(b *strings.Builder, ax *tlAxis, m Mark, top, height float64) {
 	x := ax.at(m.At)
 	if m.Class == "fault" {
 		fmt.Fprintf(b, `<line class="tl-faultline" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.0f"/>`, x, top, x, height)
 	}
 	cy := top + tlMarksH/2
 	fmt.Fprintf(b, `<path class="tl-mark %s" d="M%.1f,%.1fl5,6l-5,6l-5,-6z"><title>%s</title></path>`,
-		esc(m.Class), x, cy-6, esc(m.Detail+"\nat "+formatOffset(m.At)))
+		esc(m.Class), x, cy-6, esc(m.Detail+"\nat "+tl.at(m.At)))
 }
 
 // tlKey are the classes the key explains, in order.
 var tlKey = [][2]string{
 	{"iteration", "iteration"}, {"request", "request"}, {"tool", "tool call"}, {"failed", "failed request or tool"},
+	{"step", "a step that replies"}, {"faultstep", "a fault step"},
 	{"fault", "fault"}, {"retry", "retry"}, {"compaction", "compaction"}, {"transition", "transition"},
-	{"hook", "hook"}, {"terminal", "terminal"},
+	{"hook", "hook"}, {"fallback", "fallback"}, {"withheld", "withheld error"}, {"terminal", "terminal"}, {"violation", "invariant broken"},
 }
 
-func (tl *Timeline) key() string {
+// key is the legend of the classes the timeline uses.
+func (tl *Timeline) key(ax *tlAxis) string {
+	used := map[string]bool{}
+	for _, l := range tl.Lanes {
+		for _, s := range l.Spans {
+			used[s.Class] = true
+		}
+	}
+	for _, m := range tl.Marks {
+		used[m.Class] = true
+	}
 	var b strings.Builder
 	b.WriteString(`<p class="tl-key">`)
 	for _, k := range tlKey {
-		fmt.Fprintf(&b, `<span><i class="sw %s"></i>%s</span> `, k[0], k[1])
+		if used[k[0]] {
+			fmt.Fprintf(&b, `<span><i class="sw %s"></i>%s</span> `, k[0], k[1])
+		}
 	}
-	b.WriteString(`<span><i class="sw gap"></i>waiting (a retry's delay), drawn shortened</span></p>`)
+	if len(ax.gaps) > 0 {
+		b.WriteString(`<span><i class="sw gap"></i>waiting (a retry's delay), drawn shortened</span>`)
+	}
+	b.WriteString(`</p>`)
 	return b.String()
+}
+
+// at is a time as the axis labels it: a simulated time, or a position.
+func (tl *Timeline) at(t time.Duration) string {
+	if tl.Ordinal {
+		return fmt.Sprintf("#%d", t/time.Millisecond+1)
+	}
+	return formatOffset(t)
+}
+
+// span is a span's extent, for its hover text.
+func (tl *Timeline) span(s Span) string {
+	if tl.Ordinal {
+		return ""
+	}
+	return "\nfrom " + formatOffset(s.Start) + " to " + formatOffset(s.End)
 }
 
 // formatOffset is a simulated time: "12 ms", "1.50 s".

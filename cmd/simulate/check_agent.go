@@ -43,7 +43,9 @@ is played once more. Progress (cases, violations, elapsed, ETA) goes to
 stderr; Ctrl-C stops, keeping what finished.
 
 Written under -out: check-agent.json (every case: its schedule, outcome
-and the invariants it broke) and, for a finding, its minimal schedule
+and the invariants it broke), report.html (the same as one HTML file:
+each finding's minimal schedule and the timeline of its requests, every
+case in a table that sorts) and, for a finding, its minimal schedule
 as a scenario file (wirecheck-NAME.yaml) with the commands that replay
 it (wirecheck-NAME.replay).
 
@@ -163,6 +165,12 @@ func runCheckAgent(args []string, stdout, stderr io.Writer) int {
 		res.Findings[i].Replay = sub.replay(opt, args, filepath.Join(opt.out, res.Findings[i].File), res.Findings[i].Seed)
 	}
 	paths, err := res.Write(opt.out)
+	if err == nil {
+		var page string
+		if page, err = writeCheckAgentHTML(res, opt.out); err == nil {
+			paths = append(paths, page)
+		}
+	}
 	writeCheckSummary(stdout, res, paths)
 	if err != nil {
 		fmt.Fprintf(stderr, "check-agent: %v\n", err)

@@ -93,6 +93,9 @@ func TestCheckAgentBrokenAgentShrunk(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(replay), fmt.Sprintf("-seed %d -n 1", f.Seed))
 	assert.NotContains(t, string(replay), "-n 60")
+	page, err := os.ReadFile(filepath.Join(dir, reportHTML))
+	require.NoError(t, err, "the HTML report is written beside check-agent.json")
+	assert.Contains(t, string(page), "Violation: retry-after-honoured")
 }
 
 func TestCheckAgentBadInput(t *testing.T) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loopsim/loopsim/htmlreport"
+	"github.com/loopsim/loopsim/properties/wirecheck"
 )
 
 // docsMatrixHTML is the matrix of docs/matrix.json as HTML, checked in.
@@ -22,18 +24,33 @@ type reportFixture struct {
 	want []string
 }
 
+// checkAgentFixture is what simulate check-agent --cmd 'wireagent
+// -breaks retry-after-honoured' -n 60 -seed 3 -timeout 20s -retry-after
+// 30ms wrote (the test agent broken to ignore a retry-after: a finding,
+// shrunk); TestCheckAgentBrokenAgentShrunk runs that and checks its
+// report.html is written.
+const checkAgentFixture = "testdata/check-agent-report.json"
+
 // writeReports runs each command that writes an HTML report, small,
 // into dir: the default simulation's summary, a comparison of two
-// records, and the matrix of docs/matrix.json.
+// records, the matrix of docs/matrix.json, and check-agent's report of
+// checkAgentFixture.
 func writeReports(t *testing.T, dir string) []reportFixture {
 	t.Helper()
 	sum := filepath.Join(dir, "summary")
 	code, _, stderr := simulateArgs(t, "-n", "60", "-seed", "2", "-transcripts", "", "-calibrate", "0", "-progress=false", "-out", sum)
 	require.Equal(t, simExitOK, code, stderr)
 
-	hooks := []string{"workload.faults.stop_hook_block=0.3", "workload.faults.stop_hook_repeat=0.9", "workload.after_block.mean=0", "workload.after_block.max=0"}
-	base := recordRun(t, dir, "base.parquet", append(hooks, "stop_hook_block_cap=8")...)
-	cand := recordRun(t, dir, "cand.parquet", append(hooks, "stop_hook_block_cap=0")...)
+	var records []string
+	for _, cap := range []string{"8", "0"} {
+		file := filepath.Join(dir, "cap-"+cap+".parquet")
+		code, _, stderr := simulateArgs(t, "-n", "60", "-seed", "3", "-profile", "claude-code", "-transcripts", "", "-plots=false", "-check=false",
+			"-set", "workload.faults.stop_hook_block=0.3", "-set", "workload.faults.stop_hook_repeat=0.9", "-set", "stop_hook_block_cap="+cap,
+			"-out", filepath.Join(dir, "out-"+cap), "-record", file)
+		require.Equal(t, simExitOK, code, stderr)
+		records = append(records, file)
+	}
+	base, cand := records[0], records[1]
 	cmp := filepath.Join(dir, "compare")
 	code, _, stderr = simulateArgs(t, "compare", "-out", cmp, base, cand)
 	require.Equal(t, compareOK, code, stderr)
@@ -42,10 +59,21 @@ func writeReports(t *testing.T, dir string) []reportFixture {
 	code, _, stderr = simulateArgs(t, "matrix", "-from", "../../docs/matrix.json", "-html", matrix)
 	require.Equal(t, exitPass, code, stderr)
 
+	ca := filepath.Join(dir, "check-agent")
+	data, err := os.ReadFile(checkAgentFixture)
+	require.NoError(t, err)
+	var res wirecheck.Result
+	require.NoError(t, json.Unmarshal(data, &res))
+	require.NoError(t, os.MkdirAll(ca, 0o755))
+	_, err = writeCheckAgentHTML(&res, ca)
+	require.NoError(t, err)
+
 	return []reportFixture{
 		{"summary", filepath.Join(sum, reportHTML), []string{"loopsim simulation", "Outcomes", `<figure class="plot"><svg`, "Episode timelines", `<svg class="tl-body"`}},
 		{"compare", filepath.Join(cmp, reportHTML), []string{"loopsim comparison", "stop_hook_block_cap: 8 -&gt; 0", `<figure class="plot"><svg`}},
 		{"matrix", matrix, []string{"Released agents under faults", "rate-limited-forever", `<svg class="seq"`}},
+		{"check-agent", filepath.Join(ca, reportHTML), []string{"check-agent: cmd", "Violation: retry-after-honoured (seed 3)", "The minimal schedule",
+			`<svg class="tl-body"`, `class="tl-mark violation"`, "wirecheck-cmd.yaml", "Invariants broken"}},
 	}
 }
 
