@@ -30,13 +30,14 @@ type KnownModel struct {
 //     128,000 tokens of output for "the default 1M-window model" and
 //     names this one as a 1M model that is not reactive-only.
 //   - claude-sonnet-4-5: 200,000 and 32,000; reactive-only.
-//   - claude-haiku-4-5: 200,000 and 32,000.
+//   - claude-haiku-4-5: 200,000 and 32,000; reactive-only (observed:
+//     nothing enforced up to 1,500,000 tokens).
 //   - claude-3-5-haiku: 200,000 and 8,192.
 var Catalog = []KnownModel{
 	{ModelInfo: ModelInfo{Name: "claude-opus-5-5", ContextWindow: 1_000_000, MaxOutputTokens: 128_000}},
 	{ModelInfo: ModelInfo{Name: "claude-sonnet-5-5", ContextWindow: 1_000_000, MaxOutputTokens: 128_000}},
 	{ModelInfo: ModelInfo{Name: "claude-sonnet-4-5", ContextWindow: 200_000, MaxOutputTokens: 32_000}, ReactiveOnly: true},
-	{ModelInfo: ModelInfo{Name: "claude-haiku-4-5", ContextWindow: 200_000, MaxOutputTokens: 32_000}},
+	{ModelInfo: ModelInfo{Name: "claude-haiku-4-5", ContextWindow: 200_000, MaxOutputTokens: 32_000}, ReactiveOnly: true},
 	{ModelInfo: ModelInfo{Name: "claude-3-5-haiku", ContextWindow: 200_000, MaxOutputTokens: 8_192}},
 }
 

@@ -309,6 +309,20 @@ func TestClaudeCodeAutoCompact(t *testing.T) {
 		checkSeq(t, res, "M:text", loop.Completed)
 		res, _ = ccRun(t, fixture{initial: history(490_000), script: []fakemodel.Step{summary, textStep}}, "auto_compact_percent", "50")
 		checkSeq(t, res, "C → M:text", loop.Completed)
+		res, _ = ccRun(t, fixture{initial: history(489_999), script: []fakemodel.Step{textStep}}, "auto_compact_percent", "50")
+		checkSeq(t, res, "M:text", loop.Completed)
+	})
+	t.Run("the percentage only lowers the threshold (observed)", func(t *testing.T) {
+		// 99% of 980,000 is 970,200, above the default 967,000: the
+		// default holds
+		pct := loop.ClaudeCode()
+		pct.AutoCompactPercent = 99
+		assert.Equal(t, 967_000, pct.Limits(loop.ModelInfo{ContextWindow: 1_000_000, MaxOutputTokens: 128_000}).AutoCompactThreshold)
+		res, _ := ccRun(t, fixture{initial: history(967_000), script: []fakemodel.Step{summary, textStep}}, "auto_compact_percent", "99")
+		checkSeq(t, res, "C → M:text", loop.Completed)
+		res, _ = ccRun(t, fixture{initial: history(967_000), script: []fakemodel.Step{textStep}},
+			"auto_compact_percent", "99", "auto_compact_percent_lowers_only", "false")
+		checkSeq(t, res, "M:text", loop.Completed)
 	})
 	t.Run("one tool round is too few groups, two are enough (observed)", func(t *testing.T) {
 		oneRound := history(970_000)

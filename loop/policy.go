@@ -32,6 +32,10 @@ type Policy struct {
 	// AutoCompactPercent, when non-zero, sets the auto-compact threshold to
 	// this percentage of the effective window instead.
 	AutoCompactPercent int `json:"auto_compact_percent" range:"0,100" zero:"off"`
+	// AutoCompactPercentLowersOnly makes the percentage able only to lower
+	// the threshold: the smaller of AutoCompactPercent% of the effective
+	// window and the effective window - AutoCompactBuffer.
+	AutoCompactPercentLowersOnly bool `json:"auto_compact_percent_lowers_only"`
 	// WarningBuffer: warning threshold = auto-compact threshold - this.
 	WarningBuffer int `json:"warning_buffer" range:"0,10000000"`
 	// BlockingBuffer: blocking limit = effective window - this.
@@ -397,7 +401,10 @@ func (p Policy) Limits(m ModelInfo) Limits {
 	eff := w - reserve
 	auto := eff - p.AutoCompactBuffer
 	if p.AutoCompactPercent > 0 {
-		auto = eff * p.AutoCompactPercent / 100
+		pct := eff * p.AutoCompactPercent / 100
+		if !p.AutoCompactPercentLowersOnly || pct < auto {
+			auto = pct
+		}
 	}
 	return Limits{
 		Window:               w,

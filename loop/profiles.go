@@ -80,6 +80,9 @@ func ClaudeCode() Policy {
 	// is not compacted at all
 	p.ReactiveCompactWhenAutoOff = false
 	p.PreserveTailExchanges = 1
+	// observed (compact-auto-pct-50, -99): the percentage override is of
+	// the effective window and only lowers the threshold
+	p.AutoCompactPercentLowersOnly = true
 	// a reactive compaction keeps about half the rounds (kept after 2, 3,
 	// 4, 5, 6, 8, 9, 11 rounds: 1, 2, 3, 3, 4, 5, 5, 6)
 	p.ReactiveTail = TailHalf

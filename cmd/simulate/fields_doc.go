@@ -19,6 +19,7 @@ var fieldDocs = map[string]string{
 	"policy.auto_compact":                        "AutoCompact switches auto-compact on.",
 	"policy.auto_compact_buffer":                 "AutoCompactBuffer: auto-compact threshold = effective window - this.",
 	"policy.auto_compact_percent":                "AutoCompactPercent, when non-zero, sets the auto-compact threshold to this percentage of the effective window instead.",
+	"policy.auto_compact_percent_lowers_only":    "AutoCompactPercentLowersOnly makes the percentage able only to lower the threshold: the smaller of AutoCompactPercent% of the effective window and the effective window - AutoCompactBuffer.",
 	"policy.backoff_base_ms":                     "BackoffBaseMS and BackoffMaxMS shape the delay before retry k: min(base * 2^(k-1), max) ms, times (1 + U[0, BackoffJitter]).",
 	"policy.backoff_jitter":                      "BackoffJitter is the upper bound of the random factor added to 1.",
 	"policy.backoff_max_ms":                      "BackoffMaxMS caps the exponential delay.",
