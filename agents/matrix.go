@@ -143,6 +143,13 @@ func RunMatrix(ctx context.Context, list []*scenarios.Scenario, agents []Entrant
 
 // RunCell runs scenario s with agent e and judges the run.
 func RunCell(ctx context.Context, s *scenarios.Scenario, e Entrant, timeout time.Duration) Cell {
+	c, _ := runCell(ctx, s, e, timeout)
+	return c
+}
+
+// runCell is [RunCell] that also returns what the run collected (nil
+// when it could not start).
+func runCell(ctx context.Context, s *scenarios.Scenario, e Entrant, timeout time.Duration) (Cell, *scenarios.AgentOutcome) {
 	c := Cell{Scenario: s.Name, Agent: e.Name}
 	a := e.Preset.Agent(e.Bin)
 	a.Timeout = timeout
@@ -159,12 +166,12 @@ func RunCell(ctx context.Context, s *scenarios.Scenario, e Entrant, timeout time
 		c.Error = err.Error()
 	}
 	if out == nil {
-		return c
+		return c, nil
 	}
 	c.Requests, c.Exit, c.Seconds, c.Records = wire.Labels(out.Records), out.Exit, out.Elapsed.Seconds(), out.Records
 	c.FinalEvent = scenarios.FinalEvent(out.Stdout, out.LastOutput)
 	c.Broken = Judge(out, c.TimedOut, a.Timeout)
-	return c
+	return c, out
 }
 
 // Broken says whether any cell broke a rule.
