@@ -148,7 +148,8 @@ func (c Case) execute(probe *stateProbe) (Run, bool, error) {
 		probe.hooks, _ = cfg.StopHooks.(*fakemodel.StopHooks)
 		probe.fails, _ = cfg.StopFailureHooks.(*fakemodel.StopFailureHooks)
 		probe.compact, _ = cfg.Compactor.(*fakemodel.Compactor)
-		probe.budget = c.TokenBudget > 0
+		probe.budget = c.Policy.TokenBudget && c.TokenBudget > 0
+		probe.budgetDone = c.Policy.BudgetCompletionRatio * float64(c.TokenBudget)
 		if probe.taken == nil {
 			probe.taken = takenIDs(c.Initial)
 		}

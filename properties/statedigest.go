@@ -26,8 +26,12 @@ type stateProbe struct {
 	// taken are the starting history's IDs: the loop's generated IDs skip
 	// them.
 	taken map[string]bool
-	// budget: the run has a token budget, so the output total decides.
-	budget  bool
+	// budget: the run has a token budget that the policy acts on, and
+	// budgetDone the output total at which it counts as used up: from
+	// then on the total (which only grows) and the budget tracker decide
+	// nothing.
+	budget     bool
+	budgetDone float64
 	hooks   *fakemodel.StopHooks
 	fails   *fakemodel.StopFailureHooks
 	compact *fakemodel.Compactor
@@ -161,16 +165,19 @@ func (p *stateProbe) take() {
 	w.messages(c.Request.Messages)
 	// the retry layer
 	w.ints(c.Attempt, c.Retries, c.Overloads, c.Resends, c.ThinkingResends)
-	// the states
-	w.state(c.Iteration)
-	w.state(c.State)
-	// the run: iterations (the harness's limit and termination's bound),
-	// the fallback, the output total where a token budget reads it
-	w.ints(c.Stats.Iterations)
-	w.bools(c.FellBack, p.budget)
-	if p.budget {
+	// the states, with the budget tracker and the output total only while
+	// a token budget can still continue the run
+	live := p.budget && float64(c.OutputTotal) < p.budgetDone
+	w.state(c.Iteration, live)
+	w.state(c.State, live)
+	w.bools(live)
+	if live {
 		w.ints(c.OutputTotal)
 	}
+	// the run: iterations (the harness's limit and termination's bound),
+	// the fallback
+	w.ints(c.Stats.Iterations)
+	w.bools(c.FellBack)
 	// the fakes' cursors, where they still decide
 	w.ints(hooksCursor(p.hooks), failsCursor(p.fails), compactCursor(p.compact))
 	// the invariants' memory
@@ -343,7 +350,8 @@ func (w *canonWriter) message(m *loop.Message) {
 	w.bools(m.Meta, m.APIError, m.CompactBoundary, m.CompactSummary, m.Synthetic)
 }
 
-func (w *canonWriter) state(s loop.State) {
+// state writes s; budget: with its budget tracker.
+func (w *canonWriter) state(s loop.State, budget bool) {
 	w.messages(s.Messages)
 	w.str(s.ToolUseContext.Model)
 	w.strs(s.ToolUseContext.Tools)
@@ -363,5 +371,7 @@ func (w *canonWriter) state(s loop.State) {
 		w.id(sp.First)
 		w.id(sp.Last)
 	}
-	w.ints(s.Budget.Continuations, s.Budget.LastDelta, s.Budget.LastTotal)
+	if budget {
+		w.ints(s.Budget.Continuations, s.Budget.LastDelta, s.Budget.LastTotal)
+	}
 }

@@ -114,14 +114,16 @@ func exploreEnvironment(name string, base properties.Case, depth, workers int, j
 	letters, forever := properties.Alphabet(base.Policy, base.Primary)
 	start := time.Now()
 	level := start
+	var seconds []float64
 	explained := map[string]int{}
 	var found *properties.Case
 	var broke properties.Violation
 	stats, err := properties.ExploreStates(base, letters, forever, depth, properties.ExploreOptions{
 		Workers: workers,
 		Level: func(l properties.LevelStats) {
+			seconds = append(seconds, time.Since(level).Seconds())
 			fmt.Fprintf(stderr, "explore %s: length %d: %d scripts run, %d ran out, %d new states, %d merged (%.1fs)\n",
-				name, l.Length, l.Runs, l.RanOut, l.States, l.Merged, time.Since(level).Seconds())
+				name, l.Length, l.Runs, l.RanOut, l.States, l.Merged, seconds[len(seconds)-1])
 			level = time.Now()
 		},
 	}, func(c properties.Case, r properties.Run) bool {
@@ -148,10 +150,13 @@ func exploreEnvironment(name string, base properties.Case, depth, workers int, j
 	}
 	fmt.Fprintf(stdout, "\n%s: %d scripts run stand for all %d scripts of at most %d steps (%.1fs)\n",
 		name, stats.Runs, stats.Scripts, depth, time.Since(start).Seconds())
-	fmt.Fprintln(stdout, "length  scripts run  ran out  distinct states  merged")
-	for _, l := range stats.Levels {
-		fmt.Fprintf(stdout, "%6d  %11d  %7d  %15d  %6d\n", l.Length, l.Runs, l.RanOut, l.States, l.Merged)
+	fmt.Fprintln(stdout, "length  scripts run  ran out  distinct states  merged  seconds")
+	states := 0
+	for i, l := range stats.Levels {
+		fmt.Fprintf(stdout, "%6d  %11d  %7d  %15d  %6d  %7.1f\n", l.Length, l.Runs, l.RanOut, l.States, l.Merged, seconds[i])
+		states += l.States
 	}
+	fmt.Fprintf(stdout, "%6s  %11d  %7s  %15d\n", "all", stats.Runs, "", states)
 	for _, inv := range slices.Sorted(maps.Keys(explained)) {
 		fmt.Fprintf(stdout, "explained by a known finding: %s in %d runs\n", inv, explained[inv])
 	}

@@ -20,7 +20,7 @@ func TestExploreSmallDepth(t *testing.T) {
 	code := dispatch([]string{"explore", "-profile", "seed", "-depth", "2", "-env", "plain"}, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	assert.Contains(t, stderr.String(), "explore seed/plain: length 2:")
-	assert.Contains(t, stdout.String(), "length  scripts run  ran out  distinct states  merged")
+	assert.Contains(t, stdout.String(), "length  scripts run  ran out  distinct states  merged  seconds")
 	assert.Contains(t, stdout.String(), "stand for all 463 scripts of at most 2 steps", "1 + (20+2) + (20*20+20*2): the space of depth 2")
 }
 
