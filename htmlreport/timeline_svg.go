@@ -41,7 +41,7 @@ type tlGap struct {
 }
 
 // tlSlot is the width of one position of an ordinal timeline.
-const tlSlot = 72
+const tlSlot = 100
 
 func newAxis(times []time.Duration, ordinal bool) *tlAxis {
 	slices.Sort(times)

@@ -159,7 +159,7 @@ var requestNumber = regexp.MustCompile(`\brequest (\d+)\b`)
 // violation marked at the request it names.
 func requestTimeline(c wirecheck.CaseResult) *htmlreport.Timeline {
 	tl := &htmlreport.Timeline{Title: fmt.Sprintf("The minimal case's %d requests in order (exit %d, final event %q)", len(c.Requests), c.Exit, c.FinalEvent),
-		Note: "Positions, not times: the result keeps the order of the requests, not when they came. The step lane shows the schedule's step that answered each main request.",
+		Note:    "Positions, not times: the result keeps the order of the requests, not when they came. The step lane shows the schedule's step that answered each main request.",
 		Ordinal: true, End: htmlreport.Slot(len(c.Requests))}
 	reqs := htmlreport.Lane{Name: "requests"}
 	steps := htmlreport.Lane{Name: "schedule step"}

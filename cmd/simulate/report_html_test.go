@@ -22,6 +22,9 @@ type reportFixture struct {
 	name, path string
 	// want are texts the report must show.
 	want []string
+	// focus, if set, is the heading of a section the browser test also
+	// takes a screenshot of alone, named focusName.
+	focus, focusName string
 }
 
 // checkAgentFixture is what simulate check-agent --cmd 'wireagent
@@ -37,16 +40,20 @@ const checkAgentFixture = "testdata/check-agent-report.json"
 // checkAgentFixture.
 func writeReports(t *testing.T, dir string) []reportFixture {
 	t.Helper()
+	here, err := os.Getwd()
+	require.NoError(t, err)
+	docsMatrix := filepath.Join(here, "../../docs/matrix.json")
+	t.Chdir(dir)
 	sum := filepath.Join(dir, "summary")
 	code, _, stderr := simulateArgs(t, "-n", "60", "-seed", "2", "-transcripts", "", "-calibrate", "0", "-progress=false", "-out", sum)
 	require.Equal(t, simExitOK, code, stderr)
 
 	var records []string
 	for _, cap := range []string{"8", "0"} {
-		file := filepath.Join(dir, "cap-"+cap+".parquet")
-		code, _, stderr := simulateArgs(t, "-n", "60", "-seed", "3", "-profile", "claude-code", "-transcripts", "", "-plots=false", "-check=false",
-			"-set", "workload.faults.stop_hook_block=0.3", "-set", "workload.faults.stop_hook_repeat=0.9", "-set", "stop_hook_block_cap="+cap,
-			"-out", filepath.Join(dir, "out-"+cap), "-record", file)
+		file := "cap-" + cap + ".parquet" // in dir: the report names it as given
+		code, _, stderr := simulateArgs(t, "-n", "300", "-seed", "3", "-profile", "claude-code", "-transcripts", "", "-plots=false", "-check=false",
+			"-set", "workload.faults.stop_hook_block=0.3", "-set", "workload.faults.stop_hook_repeat=0.9", "-set", "workload.after_block.mean=0",
+			"-set", "workload.after_block.max=0", "-set", "stop_hook_block_cap="+cap, "-out", filepath.Join(dir, "out-"+cap), "-record", file)
 		require.Equal(t, simExitOK, code, stderr)
 		records = append(records, file)
 	}
@@ -56,11 +63,11 @@ func writeReports(t *testing.T, dir string) []reportFixture {
 	require.Equal(t, compareOK, code, stderr)
 
 	matrix := filepath.Join(dir, "matrix.html")
-	code, _, stderr = simulateArgs(t, "matrix", "-from", "../../docs/matrix.json", "-html", matrix)
+	code, _, stderr = simulateArgs(t, "matrix", "-from", docsMatrix, "-html", matrix)
 	require.Equal(t, exitPass, code, stderr)
 
 	ca := filepath.Join(dir, "check-agent")
-	data, err := os.ReadFile(checkAgentFixture)
+	data, err := os.ReadFile(filepath.Join(here, checkAgentFixture))
 	require.NoError(t, err)
 	var res wirecheck.Result
 	require.NoError(t, json.Unmarshal(data, &res))
@@ -69,11 +76,13 @@ func writeReports(t *testing.T, dir string) []reportFixture {
 	require.NoError(t, err)
 
 	return []reportFixture{
-		{"summary", filepath.Join(sum, reportHTML), []string{"loopsim simulation", "Outcomes", `<figure class="plot"><svg`, "Episode timelines", `<svg class="tl-body"`}},
-		{"compare", filepath.Join(cmp, reportHTML), []string{"loopsim comparison", "stop_hook_block_cap: 8 -&gt; 0", `<figure class="plot"><svg`}},
-		{"matrix", matrix, []string{"Released agents under faults", "rate-limited-forever", `<svg class="seq"`}},
-		{"check-agent", filepath.Join(ca, reportHTML), []string{"check-agent: cmd", "Violation: retry-after-honoured (seed 3)", "The minimal schedule",
-			`<svg class="tl-body"`, `class="tl-mark violation"`, "wirecheck-cmd.yaml", "Invariants broken"}},
+		{name: "summary", path: filepath.Join(sum, reportHTML), focus: "Episode timelines", focusName: "timeline",
+			want: []string{"loopsim simulation", "Outcomes", `<figure class="plot"><svg`, "Episode timelines", `<svg class="tl-body"`}},
+		{name: "compare", path: filepath.Join(cmp, reportHTML), want: []string{"loopsim comparison", "stop_hook_block_cap: 8 -&gt; 0", `<figure class="plot"><svg`}},
+		{name: "matrix", path: matrix, want: []string{"Released agents under faults", "rate-limited-forever", `<svg class="seq"`}},
+		{name: "check-agent", path: filepath.Join(ca, reportHTML), focus: "Findings", focusName: "finding",
+			want: []string{"check-agent: cmd", "Violation: retry-after-honoured (seed 3)", "The minimal schedule",
+				`<svg class="tl-body"`, `class="tl-mark violation"`, "wirecheck-cmd.yaml", "Invariants broken"}},
 	}
 }
 
