@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/loopsim/loopsim/properties/wirecheck"
 )
 
 // WriteMarkdown writes the matrix as a Markdown table, scenario by
@@ -44,15 +46,10 @@ func (m *Matrix) WriteMarkdown(w io.Writer, title string) error {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\nRules:\n\n")
-	for _, r := range [][2]string{
-		{RuleRetriesWithoutBound, fmt.Sprintf("more than %d requests answered by a failure in one run", StormFailures)},
-		{RuleExitZeroAfterFailure, "exit status 0 though no request got a complete reply"},
-		{RuleCompactionLoop, fmt.Sprintf("more than %d compaction requests in one run", LoopCompactions)},
-		{RuleIgnoresRetryAfter, "a request sooner after a 429 than its retry-after, on the server's clock"},
-		{RuleHangsAfterFailure, "killed at the time limit after no request for its last half"},
-	} {
-		fmt.Fprintf(&b, "- **%s**: %s.\n", r[0], r[1])
+	fmt.Fprintf(&b, "\nRules: the wire invariants of `simulate check-agent` (docs/check-agent.md), under the matrix's limits: more than %d failed requests in a row break bounded-retries, more than %d compaction requests without progress bounded-compaction, a request more than %s sooner than a retry-after retry-after-honoured, a cell killed at its time limit session-ends.\n\n",
+		StormFailures, LoopCompactions, RetryAfterSlack)
+	for _, name := range wirecheck.InvariantNames() {
+		fmt.Fprintf(&b, "- **%s**: %s\n", name, wirecheck.Rule(name))
 	}
 	fmt.Fprintf(&b, "\nThe run took %.0f s.\n", m.Seconds)
 	_, err := io.WriteString(w, b.String())

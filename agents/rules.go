@@ -1,104 +1,81 @@
 package agents
 
 import (
-	"fmt"
 	"time"
 
-	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/properties/wirecheck"
 	"github.com/loopsim/loopsim/scenarios"
 )
 
-// The rules a cell of the matrix is judged by: things an agent does that
-// its user would call wrong, whatever the agent.
-const (
-	// RuleRetriesWithoutBound: more than [StormFailures] requests answered
-	// by a failure in one run: the agent retries without a bound (a
-	// request storm).
-	RuleRetriesWithoutBound = "retries without bound"
-	// RuleExitZeroAfterFailure: the agent exited 0 though no request got
-	// a complete reply: it reported success for a session that failed.
-	RuleExitZeroAfterFailure = "exit 0 after the session failed"
-	// RuleCompactionLoop: more than [LoopCompactions] compaction requests
-	// in one run.
-	RuleCompactionLoop = "compacts in a loop"
-	// RuleIgnoresRetryAfter: a request came sooner after a rate limit than
-	// its retry-after asked, on the server's clock.
-	RuleIgnoresRetryAfter = "ignores retry-after"
-	// RuleHangsAfterFailure: the agent neither exited nor sent a request
-	// for the last half of its time limit: it hangs instead of ending.
-	RuleHangsAfterFailure = "hangs instead of exiting"
-)
+// A cell of the matrix is judged by the wire invariants of
+// properties/wirecheck (docs/check-agent.md), the rules `simulate
+// check-agent` holds any agent to, under the matrix's limits below: one
+// set of rules for every agent, whichever tool ran it.
 
-// StormFailures is how many failed requests in one run make a request
-// storm: every released agent's retry budget is smaller (Claude Code's is
-// 10, Codex's 4 or 5 a layer).
+// StormFailures is how many failed requests in a row make a request
+// storm in a cell (bounded-retries with a retry budget of
+// StormFailures-1): every released agent's retry budget is smaller
+// (Claude Code's is 10, Codex's 4 or 5 a layer).
 const StormFailures = 20
 
-// LoopCompactions is how many compaction requests in one run make a
-// compaction loop: a session of a few messages needs one.
+// LoopCompactions is how many compaction requests without progress make
+// a compaction loop in a cell (bounded-compaction): a session of a few
+// messages needs one.
 const LoopCompactions = 3
 
-// retryAfterSlack is how much sooner than its retry-after a request may
-// come (the server's and the agent's clocks round differently).
-const retryAfterSlack = 100 * time.Millisecond
+// RetryAfterSlack is how much sooner than its retry-after a request may
+// come in a cell (the server's and the agent's clocks round
+// differently).
+const RetryAfterSlack = 100 * time.Millisecond
 
-// Judge is the rules the agent broke in run out (timedOut: killed at
-// its time limit of limit), each with what shows it.
+// Limits are the limits a cell of scenario s run with a time limit of
+// limit is judged under: StormFailures, LoopCompactions,
+// RetryAfterSlack, the limit as the session bound, and model as the
+// model (the one the agent asked for; its output maximum is checked only
+// when the catalog knows it).
+func Limits(model string, limit time.Duration) wirecheck.Options {
+	o := wirecheck.Options{MaxRetries: StormFailures - 1, MaxCompactions: LoopCompactions,
+		RetryAfterSlack: RetryAfterSlack, SessionTimeout: limit, Name: "matrix"}
+	if k, err := loop.LookupModel(model); err == nil {
+		o.Model = k.ModelInfo
+	} else {
+		o.Model = wirecheck.DefaultModel
+		o.Skip = []string{"max-tokens-within-model"}
+	}
+	return o.WithDefaults()
+}
+
+// Judge is the invariants the agent broke in run out (timedOut: killed
+// at its time limit of limit), each as "invariant: what shows it". The
+// case is the scenario's main answers on the API of the agent's first
+// request.
 func Judge(out *scenarios.AgentOutcome, timedOut bool, limit time.Duration) []string {
+	if out == nil || len(out.Records) == 0 {
+		return nil
+	}
+	first := out.Records[0]
+	o := Limits(first.Model, limit)
+	c := wirecheck.Case{API: first.API}
+	if out.Scenario != nil && out.Scenario.Answers != nil {
+		c.Steps = out.Scenario.Answers.Main
+	}
+	run := wirecheck.Run{Case: c, Records: out.Records, Exit: out.Exit, Failed: !timedOut && out.Exit != 0,
+		Hung: timedOut, Elapsed: out.Elapsed, Limits: o, FinalEvent: scenarios.FinalEvent(out.Stdout, out.LastOutput)}
 	var broken []string
-	failures, compactions, replied := 0, 0, false
-	for _, r := range out.Records {
-		if failed(r) {
-			failures++
-		}
-		if r.Purpose == loop.PurposeCompact {
-			compactions++
-		}
-		if r.Answer == "text" {
-			replied = true
-		}
-	}
-	if failures > StormFailures {
-		broken = append(broken, fmt.Sprintf("%s: %d failed requests", RuleRetriesWithoutBound, failures))
-	}
-	if !timedOut && out.Exit == 0 && len(out.Records) > 0 && !replied {
-		broken = append(broken, fmt.Sprintf("%s: no request got a complete reply", RuleExitZeroAfterFailure))
-	}
-	if compactions > LoopCompactions {
-		broken = append(broken, fmt.Sprintf("%s: %d compaction requests", RuleCompactionLoop, compactions))
-	}
-	if gap, want, ok := retryAfterIgnored(out.Calls); ok {
-		broken = append(broken, fmt.Sprintf("%s: %.1f s after a 429 asking for %.1f s", RuleIgnoresRetryAfter, gap.Seconds(), want.Seconds()))
-	}
-	if timedOut && len(out.Calls) > 0 {
-		if idle := limit - out.Calls[len(out.Calls)-1].End; idle > limit/2 {
-			broken = append(broken, fmt.Sprintf("%s: no request for the last %.0f s before the %.0f s limit", RuleHangsAfterFailure, idle.Seconds(), limit.Seconds()))
+	for _, v := range wirecheck.Check(run) {
+		if !skipped(o, v.Invariant) {
+			broken = append(broken, v.Error())
 		}
 	}
 	return broken
 }
 
-// failed says whether the server answered r with a failure.
-func failed(r wire.Record) bool {
-	switch r.Answer {
-	case "text", "tool", "rejected", "fault":
-		return false
-	}
-	return true
-}
-
-// retryAfterIgnored finds the first answer carrying a retry-after whose
-// next call came sooner than it asked: the gap and the retry-after.
-func retryAfterIgnored(calls []scenarios.ModelCall) (gap, want time.Duration, ok bool) {
-	for i := 0; i+1 < len(calls); i++ {
-		if calls[i].RetryAfterMS <= 0 {
-			continue
-		}
-		want = time.Duration(calls[i].RetryAfterMS) * time.Millisecond
-		if gap = calls[i+1].Start - calls[i].End; gap+retryAfterSlack < want {
-			return gap, want, true
+func skipped(o wirecheck.Options, name string) bool {
+	for _, s := range o.Skip {
+		if s == name {
+			return true
 		}
 	}
-	return 0, 0, false
+	return false
 }

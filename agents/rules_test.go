@@ -1,11 +1,13 @@
 package agents
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/loop"
 	"github.com/loopsim/loopsim/scenarios"
@@ -14,57 +16,85 @@ import (
 func records(answers ...string) []wire.Record {
 	out := make([]wire.Record, len(answers))
 	for i, a := range answers {
-		out[i] = wire.Record{Seq: i + 1, Purpose: loop.PurposeMain, Answer: a}
+		out[i] = wire.Record{Seq: i + 1, API: "messages", Model: "claude-sonnet-4-5", Purpose: loop.PurposeMain, Answer: a,
+			Messages: i + 1, Kept: i, Arrival: time.Duration(i) * time.Second}
 	}
 	return out
 }
 
+// outcome is a run of a scenario whose main answers are steps.
+func outcome(recs []wire.Record, exit int, steps ...fakemodel.Step) *scenarios.AgentOutcome {
+	return &scenarios.AgentOutcome{Scenario: &scenarios.Scenario{Answers: &fakemodel.Answers{Main: steps}}, Records: recs, Exit: exit}
+}
+
+// names are the invariants of Judge's lines.
+func names(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		name, _, _ := strings.Cut(l, ":")
+		out = append(out, name)
+	}
+	return out
+}
+
+var (
+	text    = fakemodel.Step{Text: "Hello.", Repeat: fakemodel.Forever}
+	failing = fakemodel.Step{Kind: fakemodel.ServerError, Repeat: fakemodel.Forever}
+)
+
 func TestJudgeCleanRun(t *testing.T) {
-	out := &scenarios.AgentOutcome{Records: records("429", "text"), Exit: 0,
-		Calls: []scenarios.ModelCall{{Start: 0, End: 10 * time.Millisecond, Status: 429, RetryAfterMS: 1000}, {Start: 1100 * time.Millisecond, End: 1200 * time.Millisecond}}}
+	out := outcome(records("429", "text"), 0, fakemodel.Step{Kind: fakemodel.RateLimited, RetryAfterMS: 1000}, text)
 	assert.Empty(t, Judge(out, false, time.Minute))
 }
 
-func TestJudgeRetriesWithoutBound(t *testing.T) {
+func TestJudgeBoundedRetries(t *testing.T) {
 	answers := make([]string, StormFailures)
 	for i := range answers {
 		answers[i] = "500"
 	}
-	assert.Empty(t, Judge(&scenarios.AgentOutcome{Records: records(answers...), Exit: 1}, false, time.Minute), "at the bound")
-	got := Judge(&scenarios.AgentOutcome{Records: records(append(answers, "500")...), Exit: 1}, false, time.Minute)
-	assert.Equal(t, []string{"retries without bound: 21 failed requests"}, got)
+	assert.Empty(t, Judge(outcome(records(answers...), 1, failing), false, time.Minute), "at the bound")
+	got := Judge(outcome(records(append(answers, "500")...), 1, failing), false, time.Minute)
+	assert.Equal(t, []string{"bounded-retries"}, names(got), "%v", got)
 }
 
-func TestJudgeExitZeroAfterFailure(t *testing.T) {
-	got := Judge(&scenarios.AgentOutcome{Records: records("trunc"), Exit: 0}, false, time.Minute)
-	assert.Equal(t, []string{"exit 0 after the session failed: no request got a complete reply"}, got)
-	assert.Empty(t, Judge(&scenarios.AgentOutcome{Records: records("trunc"), Exit: 1}, false, time.Minute), "a failure reported as one")
-	assert.Empty(t, Judge(&scenarios.AgentOutcome{Records: records("text", "500"), Exit: 0}, false, time.Minute), "a side request failing after the reply")
+func TestJudgeFailureReported(t *testing.T) {
+	trunc := fakemodel.Step{Kind: fakemodel.Truncated, Text: "Hel", Repeat: fakemodel.Forever}
+	assert.Equal(t, []string{"failure-reported"}, names(Judge(outcome(records("trunc"), 0, trunc), false, time.Minute)))
+	assert.Empty(t, Judge(outcome(records("trunc"), 1, trunc), false, time.Minute), "a failure reported as one")
+	got := Judge(outcome(records("text", "500"), 0, fakemodel.Step{Text: "Hello."}, failing), false, time.Minute)
+	assert.Equal(t, []string{"no-request-after-end"}, names(got), "a side request after the reply")
 }
 
-func TestJudgeCompactionLoop(t *testing.T) {
+func TestJudgeBoundedCompaction(t *testing.T) {
 	recs := records("400", "text", "text", "text", "text")
 	for i := 1; i < len(recs); i++ {
 		recs[i].Purpose = loop.PurposeCompact
 	}
-	assert.Equal(t, []string{"compacts in a loop: 4 compaction requests"}, Judge(&scenarios.AgentOutcome{Records: recs, Exit: 1}, false, time.Minute))
-	assert.Empty(t, Judge(&scenarios.AgentOutcome{Records: recs[:4], Exit: 1}, false, time.Minute))
+	ptl := fakemodel.Step{Kind: fakemodel.PromptTooLong}
+	assert.Equal(t, []string{"bounded-compaction"}, names(Judge(outcome(recs, 1, ptl, text), false, time.Minute)))
+	assert.Empty(t, Judge(outcome(recs[:4], 1, ptl, text), false, time.Minute))
 }
 
-func TestJudgeIgnoresRetryAfter(t *testing.T) {
-	calls := []scenarios.ModelCall{{End: time.Second, Status: 429, RetryAfterMS: 2000}, {Start: 1500 * time.Millisecond}}
-	got := Judge(&scenarios.AgentOutcome{Records: records("429", "text"), Calls: calls}, false, time.Minute)
-	assert.Equal(t, []string{"ignores retry-after: 0.5 s after a 429 asking for 2.0 s"}, got)
-	calls[1].Start = 2950 * time.Millisecond // within the slack
-	assert.Empty(t, Judge(&scenarios.AgentOutcome{Records: records("429", "text"), Calls: calls}, false, time.Minute))
+func TestJudgeRetryAfterHonoured(t *testing.T) {
+	recs := records("429", "text")
+	recs[1].Arrival = 500 * time.Millisecond
+	steps := []fakemodel.Step{{Kind: fakemodel.RateLimited, RetryAfterMS: 2000}, text}
+	assert.Equal(t, []string{"retry-after-honoured"}, names(Judge(outcome(recs, 0, steps...), false, time.Minute)))
+	recs[1].Arrival = 1950 * time.Millisecond // within the slack
+	assert.Empty(t, Judge(outcome(recs, 0, steps...), false, time.Minute))
 }
 
-func TestJudgeHangs(t *testing.T) {
-	calls := []scenarios.ModelCall{{End: 10 * time.Second, Status: 500}}
-	got := Judge(&scenarios.AgentOutcome{Records: records("500"), Calls: calls, Exit: -1}, true, time.Minute)
-	assert.Equal(t, []string{"hangs instead of exiting: no request for the last 50 s before the 60 s limit"}, got)
-	calls[0].End = 40 * time.Second
-	assert.Empty(t, Judge(&scenarios.AgentOutcome{Records: records("500"), Calls: calls, Exit: -1}, true, time.Minute), "still retrying at the limit")
+func TestJudgeSessionEnds(t *testing.T) {
+	out := outcome(records("500"), -1, failing)
+	assert.Equal(t, []string{"session-ends"}, names(Judge(out, true, time.Minute)))
+}
+
+func TestJudgeMaxTokensOfAKnownModel(t *testing.T) {
+	recs := records("text")
+	recs[0].MaxTokens = 64_000 // claude-sonnet-4-5's maximum is 32,000
+	assert.Equal(t, []string{"max-tokens-within-model"}, names(Judge(outcome(recs, 0, text), false, time.Minute)))
+	recs[0].Model = "gpt-test" // not in the catalog: not checked
+	assert.Empty(t, Judge(outcome(recs, 0, text), false, time.Minute))
 }
 
 func TestSequence(t *testing.T) {

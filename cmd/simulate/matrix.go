@@ -31,12 +31,12 @@ agent whose binary is not on PATH (saying so), and writes DIR/matrix.md
 requests, seconds), DIR/matrix.json and DIR/report.html (the table as
 one HTML file, each cell's requests drawn as a strip). With -from
 matrix.json it runs nothing and writes the HTML report of that matrix. A cell where the agent broke a
-rule a user would call wrong (retrying without bound, exit 0 after the
-session failed, compacting in a loop, ignoring a retry-after, hanging
-instead of exiting) is marked with the rule. Progress goes to stderr.
--otlp, -otlp-endpoint and -timeline export every cell from the server's
-records into one file: a trace (a timeline process) per cell, named by
-its agent and scenario (docs/otel.md).
+wire invariant (the rules of check-agent, docs/check-agent.md, under the
+matrix's limits: 20 failed requests in a row, 3 compactions without
+progress, the time limit as the session bound) is marked with it.
+Progress goes to stderr. -otlp, -otlp-endpoint and -timeline export
+every cell from the server's records into one file: a trace (a timeline
+process) per cell, named by its agent and scenario (docs/otel.md).
 
 Exit status: 0 when no rule was broken, 1 when one was, 2 on bad input.
 

@@ -60,21 +60,34 @@ func (v Violation) Error() string {
 type invariant struct {
 	name  string
 	check func(r Run) *Violation
+	// rule says it in a sentence.
+	rule string
 }
 
 // invariants in the order they are checked and documented
 // (docs/check-agent.md).
 var invariants = []invariant{
-	{"tool-calls-answered", toolCallsAnswered},
-	{"no-request-after-end", noRequestAfterEnd},
-	{"bounded-retries", boundedRetries},
-	{"retry-after-honoured", retryAfterHonoured},
-	{"no-double-billing", noDoubleBilling},
-	{"bounded-compaction", boundedCompaction},
-	{"overflow-shrinks", overflowShrinks},
-	{"max-tokens-within-model", maxTokensWithinModel},
-	{"session-ends", sessionEnds},
-	{"failure-reported", failureReported},
+	{"tool-calls-answered", toolCallsAnswered, "no request is refused by the API (the server refuses one whose tool calls are not each answered by a tool result, as the APIs do)."},
+	{"no-request-after-end", noRequestAfterEnd, "no request after a main request answered with the text that ends the session."},
+	{"bounded-retries", boundedRetries, "at most the agent's retry budget plus one failed requests in a row: no request storm under a persistent fault."},
+	{"retry-after-honoured", retryAfterHonoured, "the request after a 429 with a retry-after arrives no sooner than the retry-after less the slack, on the server's clock."},
+	{"no-double-billing", noDoubleBilling, "no request repeats the one before it when that one was answered with a complete reply."},
+	{"bounded-compaction", boundedCompaction, "at most the compaction bound of compaction requests without a main reply between them."},
+	{"overflow-shrinks", overflowShrinks, "after a main request refused as over the context window, the next main request is smaller, or there is none."},
+	{"max-tokens-within-model", maxTokensWithinModel, "no request asks for more output tokens than the model's maximum."},
+	{"session-ends", sessionEnds, "the session ends within its time bound."},
+	{"failure-reported", failureReported, "a session that never got its completing text answer reports failure (a non-zero exit)."},
+}
+
+// Rule is the invariant named name in a sentence; empty for no such
+// invariant.
+func Rule(name string) string {
+	for _, inv := range invariants {
+		if inv.name == name {
+			return inv.rule
+		}
+	}
+	return ""
 }
 
 // InvariantNames are the names of the wire invariants, in the order

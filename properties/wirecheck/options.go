@@ -121,6 +121,10 @@ const DefaultPrompt = "The test TestParse in parse_test.go fails since the last 
 	"find the change that broke it, fix parse.go so that the test passes again, and do not change the test. " +
 	"Keep the fix small and say in one sentence what was wrong."
 
+// WithDefaults is o with its zero fields filled with the defaults: the
+// limits a [Run] is checked under.
+func (o Options) WithDefaults() Options { return o.withDefaults() }
+
 // withDefaults fills the zero fields.
 func (o Options) withDefaults() Options {
 	if len(o.APIs) == 0 {
