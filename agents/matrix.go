@@ -78,7 +78,16 @@ type Matrix struct {
 	Cells []Cell `json:"cells"`
 	// Seconds is the whole run's wall-clock time.
 	Seconds float64 `json:"seconds"`
+	// JudgedBy names the rules the cells were judged by: [JudgedByInvariants]
+	// for a matrix run since the matrix judges by the wire invariants;
+	// empty for one judged by the matrix's former rules
+	// ([FormerRules]), whose JSON says nothing.
+	JudgedBy string `json:"judged_by,omitempty"`
 }
+
+// JudgedByInvariants is [Matrix.JudgedBy] of a matrix judged by
+// properties/wirecheck's invariants ([Judge]).
+const JudgedByInvariants = "wirecheck invariants"
 
 // MatrixConfig configures [RunMatrix].
 type MatrixConfig struct {
@@ -93,7 +102,7 @@ type MatrixConfig struct {
 // RunMatrix runs every scenario with every present agent.
 func RunMatrix(ctx context.Context, list []*scenarios.Scenario, agents []Entrant, cfg MatrixConfig) *Matrix {
 	began := time.Now()
-	m := &Matrix{Agents: agents, Timeout: cfg.Timeout.Seconds()}
+	m := &Matrix{Agents: agents, Timeout: cfg.Timeout.Seconds(), JudgedBy: JudgedByInvariants}
 	type job struct {
 		i int
 		s *scenarios.Scenario

@@ -46,11 +46,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer, title string) error {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "\nRules: the wire invariants of `simulate check-agent` (docs/check-agent.md), under the matrix's limits: more than %d failed requests in a row break bounded-retries, more than %d compaction requests without progress bounded-compaction, a request more than %s sooner than a retry-after retry-after-honoured, a cell killed at its time limit session-ends.\n\n",
-		StormFailures, LoopCompactions, RetryAfterSlack)
-	for _, name := range wirecheck.InvariantNames() {
-		fmt.Fprintf(&b, "- **%s**: %s\n", name, wirecheck.Rule(name))
-	}
+	writeRules(&b, m.JudgedBy)
 	fmt.Fprintf(&b, "\nThe run took %.0f s.\n", m.Seconds)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -77,4 +73,31 @@ func cellText(c Cell) string {
 		parts = append(parts, "**"+r+"**")
 	}
 	return strings.Join(parts, "<br>")
+}
+
+// FormerRules are the rules a matrix was judged by before it judged by
+// the wire invariants (issue 18), each with when it was broken: the key
+// of a matrix whose JSON predates [Matrix.JudgedBy].
+var FormerRules = [][2]string{
+	{"retries without bound", "more than 20 requests answered by a failure in one run"},
+	{"exit 0 after the session failed", "exit status 0 though no request got a complete reply"},
+	{"compacts in a loop", "more than 3 compaction requests in one run"},
+	{"ignores retry-after", "a request sooner after a 429 than its retry-after, on the server's clock"},
+	{"hangs instead of exiting", "killed at the time limit after no request for its last half"},
+}
+
+// writeRules writes the key to the rules the cells were judged by.
+func writeRules(b *strings.Builder, judgedBy string) {
+	if judgedBy == "" {
+		b.WriteString("\nRules (the matrix's former rules, which judged this run):\n\n")
+		for _, r := range FormerRules {
+			fmt.Fprintf(b, "- **%s**: %s.\n", r[0], r[1])
+		}
+		return
+	}
+	fmt.Fprintf(b, "\nRules: the wire invariants of `simulate check-agent` (docs/check-agent.md), under the matrix's limits: more than %d failed requests in a row break bounded-retries, more than %d compaction requests without progress bounded-compaction, a request more than %s sooner than a retry-after retry-after-honoured, a cell killed at its time limit session-ends.\n\n",
+		StormFailures, LoopCompactions, RetryAfterSlack)
+	for _, name := range wirecheck.InvariantNames() {
+		fmt.Fprintf(b, "- **%s**: %s\n", name, wirecheck.Rule(name))
+	}
 }
