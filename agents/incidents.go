@@ -52,9 +52,9 @@ const (
 // incidents are the reported failures loopsim plays, by agent.
 var incidents = []Incident{
 	{Scenario: "gemini-cli-16213-compression-every-turn", Issue: "google-gemini/gemini-cli#16213", Agent: "gemini-cli",
-		Rules: []string{RuleCompactionLoop}},
+		Rules: []string{InvariantBoundedCompaction}},
 	{Scenario: "opencode-27924-compaction-loop", Issue: "anomalyco/opencode#27924", Agent: "opencode", ReportedOn: "1.14.50",
-		Rules: []string{RuleCompactionLoop, RuleRetriesWithoutBound}},
+		Rules: []string{InvariantBoundedCompaction, RuleRetriesWithoutBound}},
 	{Scenario: "opencode-42268-fatal-error-never-exits", Issue: "anomalyco/opencode#42268", Agent: "opencode", ReportedOn: "1.18.15",
 		Rules: []string{RuleHangsAfterFailure}},
 	{Scenario: "qwen-code-4964-escalation-reset-every-turn", Issue: "QwenLM/qwen-code#4964", Agent: "qwen-code",
@@ -64,10 +64,10 @@ var incidents = []Incident{
 // Incidents are the incidents loopsim plays, in a fixed order.
 func Incidents() []Incident { return slices.Clone(incidents) }
 
-// RuleOf is the rule a mark of [Judge] names ("compacts in a loop: 5
-// compaction requests" is "compacts in a loop").
+// RuleOf is the rule a mark of [Judge] names ("bounded-compaction:
+// request 9: 4 compaction requests ..." is "bounded-compaction").
 func RuleOf(mark string) string {
-	rule, _, _ := strings.Cut(mark, ": ")
+	rule, _, _ := strings.Cut(mark, ":")
 	return rule
 }
 
@@ -184,7 +184,11 @@ func (r IncidentRun) Rejudge(in Incident) (broken []string, verdict string) {
 		out.Calls = append(out.Calls, scenarios.ModelCall{Start: time.Duration(req.StartMS) * time.Millisecond,
 			End: time.Duration(req.EndMS) * time.Millisecond, RetryAfterMS: req.RetryAfterMS})
 	}
-	broken = nonNil(Judge(out, r.TimedOut, time.Duration(r.TimeoutSeconds*float64(time.Second))))
+	limit := time.Duration(r.TimeoutSeconds * float64(time.Second))
+	if r.TimedOut {
+		out.Elapsed = limit // killed at its limit
+	}
+	broken = nonNil(Judge(out, r.TimedOut, limit))
 	return broken, in.Verdict(broken, slices.Equal(r.WireWant, r.WireGot))
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/loopsim/loopsim/properties/wirecheck"
 	"github.com/loopsim/loopsim/scenarios"
 )
 
@@ -22,8 +23,9 @@ const (
 	incidentFixtures = "testdata/incidents"
 )
 
-// rules are the rules [Judge] marks, by their constants.
-var rules = []string{RuleRetriesWithoutBound, RuleExitZeroAfterFailure, RuleCompactionLoop, RuleIgnoresRetryAfter, RuleHangsAfterFailure}
+// rules are the rules [Judge] marks: the wire invariants and the
+// matrix-only rules.
+var rules = append(wirecheck.InvariantNames(), RuleRetriesWithoutBound, RuleHangsAfterFailure)
 
 func loadFixture(t *testing.T, in Incident) IncidentRun {
 	t.Helper()
@@ -63,8 +65,8 @@ func TestIncidentsTable(t *testing.T) {
 // the incident's rules (other rules do not count) or, for an incident
 // with a wire expectation, misses it.
 func TestIncidentVerdict(t *testing.T) {
-	in := Incident{Rules: []string{RuleCompactionLoop}}
-	assert.Equal(t, VerdictReproduced, in.Verdict([]string{RuleCompactionLoop + ": 5 compaction requests"}, true))
+	in := Incident{Rules: []string{InvariantBoundedCompaction}}
+	assert.Equal(t, VerdictReproduced, in.Verdict([]string{InvariantBoundedCompaction + ": request 9: 4 compaction requests without a main reply between them (at most 3)"}, true))
 	assert.Equal(t, VerdictNotReproduced, in.Verdict([]string{RuleRetriesWithoutBound + ": 30 failed requests"}, true))
 	assert.Equal(t, VerdictNotReproduced, in.Verdict(nil, false), "no wire expectation")
 	in.Wire = true

@@ -100,4 +100,7 @@ func writeRules(b *strings.Builder, judgedBy string) {
 	for _, name := range wirecheck.InvariantNames() {
 		fmt.Fprintf(b, "- **%s**: %s\n", name, wirecheck.Rule(name))
 	}
+	b.WriteString("\nand the matrix-only rules, which no invariant says:\n\n")
+	fmt.Fprintf(b, "- **%s**: more than %d requests answered by a failure in one run, in a row or not.\n", RuleRetriesWithoutBound, StormFailures)
+	fmt.Fprintf(b, "- **%s**: killed at the time limit after no request for its last half.\n", RuleHangsAfterFailure)
 }

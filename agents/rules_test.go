@@ -54,7 +54,15 @@ func TestJudgeBoundedRetries(t *testing.T) {
 	}
 	assert.Empty(t, Judge(outcome(records(answers...), 1, failing), false, time.Minute), "at the bound")
 	got := Judge(outcome(records(append(answers, "500")...), 1, failing), false, time.Minute)
-	assert.Equal(t, []string{"bounded-retries"}, names(got), "%v", got)
+	assert.Equal(t, []string{"bounded-retries", RuleRetriesWithoutBound}, names(got), "%v", got)
+	// a failure alternating with a reply: no failures in a row, but a storm in the run
+	alternating := make([]string, 0, 2*StormFailures+2)
+	for range StormFailures + 1 {
+		alternating = append(alternating, "500", "tool")
+	}
+	got = Judge(outcome(records(alternating...), 1, fakemodel.Step{Kind: fakemodel.ServerError}, fakemodel.Step{Text: "x", ToolUses: []fakemodel.ToolUse{{Name: "t", Input: "{}"}}}), false, time.Minute)
+	assert.Contains(t, names(got), RuleRetriesWithoutBound)
+	assert.NotContains(t, names(got), "bounded-retries")
 }
 
 func TestJudgeFailureReported(t *testing.T) {
@@ -84,9 +92,12 @@ func TestJudgeRetryAfterHonoured(t *testing.T) {
 	assert.Empty(t, Judge(outcome(recs, 0, steps...), false, time.Minute))
 }
 
-func TestJudgeSessionEnds(t *testing.T) {
+func TestJudgeSessionEndsAndHangs(t *testing.T) {
 	out := outcome(records("500"), -1, failing)
-	assert.Equal(t, []string{"session-ends"}, names(Judge(out, true, time.Minute)))
+	out.Calls = []scenarios.ModelCall{{End: 10 * time.Second, Status: 500}}
+	assert.Equal(t, []string{"session-ends", RuleHangsAfterFailure}, names(Judge(out, true, time.Minute)), "idle for the last 50 s of 60")
+	out.Calls[0].End = 40 * time.Second
+	assert.Equal(t, []string{"session-ends"}, names(Judge(out, true, time.Minute)), "still retrying at the limit: slow, not hung")
 }
 
 func TestJudgeMaxTokensOfAKnownModel(t *testing.T) {
