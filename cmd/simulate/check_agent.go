@@ -47,7 +47,10 @@ and the invariants it broke), report.html (the same as one HTML file:
 each finding's minimal schedule and the timeline of its requests, every
 case in a table that sorts) and, for a finding, its minimal schedule
 as a scenario file (wirecheck-NAME.yaml) with the commands that replay
-it (wirecheck-NAME.replay).
+it (wirecheck-NAME.replay). -otlp, -otlp-endpoint and -timeline export
+every case played from the server's records, a trace (a timeline
+process) per case named by its seed and phase; the minimal schedule's
+last run is "seed S replay (minimal)" (docs/otel.md).
 
 Exit status: 0 when no violation was found (a flaky one is reported),
 3 when one was, 2 on bad input (an unknown preset, a missing binary, a
@@ -68,14 +71,17 @@ type checkAgentOptions struct {
 	slack                            time.Duration
 	env                              []string
 	inherit                          bool
+	// export writes every case played for -otlp, -otlp-endpoint, -timeline.
+	export *exportFlags
 }
 
 // checkAgentFlags declares check-agent's flags into the options it
 // returns.
 func checkAgentFlags(stderr io.Writer) (*flag.FlagSet, *checkAgentOptions) {
-	opt := &checkAgentOptions{}
+	opt := &checkAgentOptions{export: &exportFlags{}}
 	fs := flag.NewFlagSet("check-agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	opt.export.register(fs)
 	fs.StringVar(&opt.preset, "preset", "", "check a released agent by its preset ("+strings.Join(agents.Names(), ", ")+")")
 	fs.StringVar(&opt.command, "cmd", "", "the agent command, run with sh -c (without --preset); with --preset, the path of the agent's binary (default: its name on PATH)")
 	fs.StringVar(&opt.apis, "api", "", "the APIs a case may be served on, comma-separated (default: the preset's API; messages for --cmd)")
@@ -170,6 +176,12 @@ func runCheckAgent(args []string, stdout, stderr io.Writer) int {
 		if page, err = writeCheckAgentHTML(res, opt.out); err == nil {
 			paths = append(paths, page)
 		}
+	}
+	if err == nil {
+		for _, run := range checkAgentRuns(res) {
+			opt.export.addAgent(run)
+		}
+		err = opt.export.write(context.Background())
 	}
 	writeCheckSummary(stdout, res, paths)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/loopsim/loopsim/agents"
 	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/otelexport"
+	"github.com/loopsim/loopsim/properties/wirecheck"
 )
 
 const wireAnswers = "../../scenarios/library/cc-wire-answers-by-purpose.yaml"
@@ -216,4 +217,52 @@ func TestMatrixExportFlags(t *testing.T) {
 	code, _, errOut = runCLI(t, "matrix", "-from", filepath.Join(dir, "matrix.json"), "-otlp", otlp)
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errOut, "not with -from")
+}
+
+// simulate check-agent -otlp and -timeline export every case played: a
+// trace (a timeline process) per case, named by its seed and phase.
+func TestCheckAgentWritesOTLPAndTimeline(t *testing.T) {
+	bin := wireAgent(t)
+	dir := t.TempDir()
+	otlp, tl := filepath.Join(dir, "check.otlp.json"), filepath.Join(dir, "check.timeline.json")
+	code, out, errOut := runCLI(t, "check-agent", "--cmd", bin, "-n", "2", "-seed", "11", "-out", dir, "-timeout", "20s", "-otlp", otlp, "-timeline", tl)
+	require.Equal(t, exitPass, code, "%s\n%s", out, errOut)
+	roots, children := readOTLP(t, otlp)
+	assert.Equal(t, []string{"invoke_agent cmd", "invoke_agent cmd"}, roots, "a trace per case")
+	assert.NotEmpty(t, children)
+	_, tree, _ := runCLI(t, "spans", otlp)
+	assert.Contains(t, tree, "gen_ai.conversation.id=seed 11 search")
+	assert.Contains(t, tree, "gen_ai.conversation.id=seed 12 search")
+	assert.Contains(t, tree, "loopsim.agent.outcome=ok")
+	b, err := os.ReadFile(tl)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"name":"cmd: seed 11 search"`)
+}
+
+// The cases of a finding are named by phase: the search's, its re-run,
+// each shrinking candidate, the minimal's replay; a case's outcome is
+// what it broke.
+func TestCheckAgentRuns(t *testing.T) {
+	caseOf := func(phase string, broken ...string) wirecheck.CaseResult {
+		return wirecheck.CaseResult{Seed: 7, Phase: phase, Broken: broken,
+			Outcome: wirecheck.Outcome{Exit: 1, Seconds: 0.25, Records: []wire.Record{{Seq: 1, API: "chat", Answer: "429", Fault: "rate_limited"}}}}
+	}
+	res := &wirecheck.Result{Agent: "codex", Cases: []wirecheck.CaseResult{
+		{Seed: 6, Phase: wirecheck.PhaseSearch},
+		caseOf(wirecheck.PhaseSearch, "retry-after-honoured"), caseOf(wirecheck.PhaseRecheck, "retry-after-honoured"),
+		caseOf(wirecheck.PhaseShrink), caseOf(wirecheck.PhaseShrink, "retry-after-honoured"), caseOf(wirecheck.PhaseReplay, "retry-after-honoured"),
+		{Seed: 8, Phase: wirecheck.PhaseSearch, Outcome: wirecheck.Outcome{Error: "no request"}},
+	}}
+	runs := checkAgentRuns(res)
+	var names, outcomes []string
+	for _, r := range runs {
+		names = append(names, r.Name)
+		outcomes = append(outcomes, r.Outcome)
+		assert.Equal(t, "codex", r.Agent)
+	}
+	assert.Equal(t, []string{"seed 6 search", "seed 7 search", "seed 7 recheck", "seed 7 shrink 1", "seed 7 shrink 2", "seed 7 replay (minimal)", "seed 8 search"}, names)
+	assert.Equal(t, []string{"ok", "broke: retry-after-honoured", "broke: retry-after-honoured", "ok", "broke: retry-after-honoured", "broke: retry-after-honoured", "error"}, outcomes)
+	assert.Equal(t, 250*time.Millisecond, runs[5].Elapsed)
+	assert.Len(t, runs[5].Records, 1, "the minimal case's requests")
+	assert.Equal(t, "no request", runs[6].Error)
 }

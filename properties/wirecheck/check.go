@@ -115,6 +115,7 @@ func Play(ctx context.Context, agent Agent, c Case, o Options) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
+	started := time.Now() // the records' times' origin, for the exporters
 	srv, _, err := s.Server(wire.Options{})
 	if err != nil {
 		return Run{}, fmt.Errorf("wirecheck: start the server: %w", err)
@@ -122,7 +123,7 @@ func Play(ctx context.Context, agent Agent, c Case, o Options) (Run, error) {
 	defer srv.Close()
 	sess := Session{BaseURL: srv.URL, API: c.API, Env: fakeapi.ClientEnv(srv.URL), Model: o.Model,
 		Tools: slices.Clone(o.Tools), Prompt: DefaultPrompt}
-	run := Run{Case: c, Limits: o}
+	run := Run{Case: c, Limits: o, Started: started}
 	sctx, cancel := context.WithTimeout(ctx, o.SessionTimeout)
 	defer cancel()
 	done := make(chan error, 1)

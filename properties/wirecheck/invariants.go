@@ -16,6 +16,9 @@ type Run struct {
 	Case Case
 	// Records are the server's records of every request, in order.
 	Records []wire.Record
+	// Started is when the case's server started, on the wall clock: the
+	// origin of the records' times (a measurement, for the exporters).
+	Started time.Time
 	// Failed is whether the agent reported that the session failed (an
 	// error returned; a non-zero exit for a process).
 	Failed bool

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/loopsim/loopsim/scenarios"
 )
@@ -46,6 +47,7 @@ func Process(a scenarios.Agent) Player {
 		a := a
 		a.Timeout = o.SessionTimeout
 		a.Env = append(slices.Clone(a.Env), APIVar+"="+c.API)
+		started := time.Now() // the records' times' origin, for the exporters
 		out, err := scenarios.RunAgent(ctx, s, a)
 		var ae *scenarios.AgentError
 		if errors.As(err, &ae) && ae.Outcome != nil && ctx.Err() == nil && ae.Outcome.Elapsed >= a.Timeout {
@@ -54,7 +56,7 @@ func Process(a scenarios.Agent) Player {
 		if err != nil {
 			return Run{}, fmt.Errorf("wirecheck: the agent's process: %w", err)
 		}
-		run := Run{Case: c, Limits: o, Records: out.Records, Exit: out.Exit, Elapsed: out.Elapsed,
+		run := Run{Case: c, Limits: o, Records: out.Records, Exit: out.Exit, Elapsed: out.Elapsed, Started: started,
 			FinalEvent: scenarios.FinalEvent(out.Stdout, out.LastOutput)}
 		switch {
 		case out.Elapsed >= a.Timeout:

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/fakemodel/wire"
@@ -119,6 +120,12 @@ type Outcome struct {
 	Violations []string `json:"violations,omitempty"`
 	// Error says why the case could not be judged, if it could not.
 	Error string `json:"error,omitempty"`
+	// Records are the server's records of the session's requests, and
+	// Started when the session's server started on the wall clock (their
+	// times' origin): for the exporters (check-agent -otlp, -timeline),
+	// not in the JSON report.
+	Records []wire.Record `json:"-"`
+	Started time.Time     `json:"-"`
 }
 
 // outcomeOf is a played run (or the error that kept it from being
@@ -128,7 +135,7 @@ func outcomeOf(r Run, err error, o Options) Outcome {
 		return Outcome{Error: err.Error(), Exit: -1}
 	}
 	return Outcome{Requests: wire.Labels(r.Records), Exit: r.Exit, FinalEvent: r.FinalEvent, Hung: r.Hung,
-		Seconds: r.Elapsed.Seconds(), Violations: o.failures(r)}
+		Seconds: r.Elapsed.Seconds(), Violations: o.failures(r), Records: r.Records, Started: r.Started}
 }
 
 // Finding is one search seed whose case broke something: the case the

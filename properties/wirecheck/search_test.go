@@ -2,6 +2,7 @@ package wirecheck
 
 import (
 	"context"
+	"encoding/json"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -103,4 +104,20 @@ func TestSearchRefusesNoBound(t *testing.T) {
 	assert.Error(t, err)
 	_, err = Search(context.Background(), InProcess(testAgent{}.run), Options{MaxRetries: -1}, SearchConfig{Seed: 1, Cases: 1})
 	assert.Error(t, err)
+}
+
+// Every case played keeps the server's records and its server's start,
+// for the exporters; the JSON report does not carry them.
+func TestSearchKeepsRecordsForExport(t *testing.T) {
+	res, err := Search(context.Background(), InProcess(testAgent{maxRetries: 3}.run), Options{MaxRetries: 3}, SearchConfig{Seed: 3, Cases: 2})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Cases)
+	for _, c := range res.Cases {
+		assert.Len(t, c.Records, len(c.Requests), "seed %d", c.Seed)
+		assert.False(t, c.Started.IsZero(), "seed %d", c.Seed)
+	}
+	b, err := json.Marshal(res.Cases[0])
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), `"records"`)
+	assert.NotContains(t, string(b), `"arrival"`)
 }
