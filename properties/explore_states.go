@@ -99,20 +99,14 @@ func ExploreStates(base Case, letters, forever []Letter, depth int, opts Explore
 	if len(steps) > 256 {
 		return ExploreStats{}, fmt.Errorf("explore states: %d letters; at most 256", len(steps))
 	}
-	// a script is kept as its letters' indices (a word), not its steps:
-	// a level of depth 6 holds over a million scripts
+	// a script is kept as its letters' indices (a word), not its steps,
+	// and only the frontier's are kept: a level's scripts are made as
+	// they are run (depth 6 runs over a million)
 	frontier := []word{nil}
 	for length := 0; length <= depth && len(frontier) > 0; length++ {
-		var scripts []word
+		scripts := levelScripts{frontier: frontier, letters: len(steps)}
 		if length == 0 {
-			scripts = frontier
-		} else {
-			scripts = make([]word, 0, len(frontier)*len(steps))
-			for _, f := range frontier {
-				for l := range steps {
-					scripts = append(scripts, append(f[:len(f):len(f)], byte(l)))
-				}
-			}
+			scripts.letters = 0
 		}
 		level := LevelStats{Length: length}
 		var next []word
@@ -155,6 +149,29 @@ func ExploreStates(base Case, letters, forever []Letter, depth int, opts Explore
 		frontier = next
 	}
 	return stats, nil
+}
+
+// levelScripts are the scripts of one length: each word of the frontier followed
+// by each letter, in that order (with no letters, the frontier itself).
+type levelScripts struct {
+	frontier []word
+	letters  int
+}
+
+func (l levelScripts) len() int {
+	if l.letters == 0 {
+		return len(l.frontier)
+	}
+	return len(l.frontier) * l.letters
+}
+
+// at is the i-th script.
+func (l levelScripts) at(i int) word {
+	if l.letters == 0 {
+		return l.frontier[i]
+	}
+	f := l.frontier[i/l.letters]
+	return append(f[:len(f):len(f)], byte(i%l.letters))
 }
 
 // word is a script as the indices of its steps in the alphabet (the
@@ -202,7 +219,7 @@ type batch struct {
 // runBatches runs the scripts (spelled with steps) on base, workers at a time, and hands each
 // outcome to use in the scripts' order, from the calling goroutine, while
 // the workers go on with the next batches; use returns false to stop.
-func runBatches(base Case, steps []fakemodel.Step, scripts []word, workers int, taken map[string]bool, use func(word, outcome) bool) error {
+func runBatches(base Case, steps []fakemodel.Step, scripts levelScripts, workers int, taken map[string]bool, use func(word, outcome) bool) error {
 	type job struct {
 		b *batch
 		i int
@@ -224,8 +241,11 @@ func runBatches(base Case, steps []fakemodel.Step, scripts []word, workers int, 
 	wg.Go(func() {
 		defer close(jobs)
 		defer close(ready)
-		for from := 0; from < len(scripts); from += batchSize {
-			part := scripts[from:min(from+batchSize, len(scripts))]
+		for from := 0; from < scripts.len(); from += batchSize {
+			part := make([]word, min(batchSize, scripts.len()-from))
+			for i := range part {
+				part[i] = scripts.at(from + i)
+			}
 			b := &batch{scripts: part, outs: make([]outcome, len(part)), errs: make([]error, len(part)), done: make(chan struct{})}
 			b.left.Store(int64(len(part)))
 			select {

@@ -32,10 +32,10 @@ type stateProbe struct {
 	// nothing.
 	budget     bool
 	budgetDone float64
-	hooks   *fakemodel.StopHooks
-	fails   *fakemodel.StopFailureHooks
-	compact *fakemodel.Compactor
-	digest  stateDigest
+	hooks      *fakemodel.StopHooks
+	fails      *fakemodel.StopFailureHooks
+	compact    *fakemodel.Compactor
+	digest     stateDigest
 	// took: the script ran out and the probe looked; mergeable: the
 	// call was a main request, so digest holds its state.
 	took, mergeable bool
