@@ -86,16 +86,17 @@ const (
 // session, or with its last fault repeating forever.
 func caseGen(o Options) *rapid.Generator[Case] {
 	repeats := []int{0, 2, o.MaxRetries, o.MaxRetries + 1, o.MaxRetries + 2}
-	return rapid.Custom(func(t *rapid.T) Case {
-		c := Case{API: rapid.SampledFrom(o.APIs).Draw(t, "api")}
-		n := rapid.IntRange(0, o.MaxSteps-1).Draw(t, "steps")
-		for range n {
-			s := drawStep(t, o, rapid.IntRange(0, choiceCount-1).Draw(t, "step"))
-			if s.Kind != "" && rapid.Bool().Draw(t, "repeated") {
-				s.Repeat = rapid.SampledFrom(repeats).Draw(t, "repeat")
-			}
-			c.Steps = append(c.Steps, s)
+	step := rapid.Custom(func(t *rapid.T) fakemodel.Step {
+		s := drawStep(t, o, rapid.IntRange(0, choiceCount-1).Draw(t, "step"))
+		if s.Kind != "" && rapid.Bool().Draw(t, "repeated") {
+			s.Repeat = rapid.SampledFrom(repeats).Draw(t, "repeat")
 		}
+		return s
+	})
+	return rapid.Custom(func(t *rapid.T) Case {
+		// a slice rapid shrinks by dropping any one step, not only the last
+		c := Case{API: rapid.SampledFrom(o.APIs).Draw(t, "api"),
+			Steps: rapid.SliceOfN(step, 0, o.MaxSteps-1).Draw(t, "steps")}
 		last := len(c.Steps) - 1
 		if last >= 0 && c.Steps[last].Kind != "" && rapid.Bool().Draw(t, "persistent fault") {
 			c.Steps[last].Repeat = fakemodel.Forever

@@ -163,6 +163,10 @@ type seedState struct {
 	replay  *CaseResult
 	// deadline ends the shrinking.
 	deadline time.Time
+	// tried are the shrinking's cases played so far, by their text:
+	// rapid reaches one case from many choices, and a process agent's
+	// case is not played twice.
+	tried map[string]CaseResult
 }
 
 // phase is the phase of the property's current call: the first is the
@@ -184,7 +188,7 @@ func (st *seedState) phase() string {
 // its re-run, shrinking and replay. The finding is nil when the case
 // broke nothing.
 func (h *hunter) seed(seed uint64) (*Finding, error) {
-	st := &seedState{seed: seed, tb: &searchTB{}}
+	st := &seedState{seed: seed, tb: &searchTB{}, tried: map[string]CaseResult{}}
 	st.deadline = h.shrinkDeadline()
 	if err := setRapidFlag("rapid.seed", fmt.Sprint(seed)); err != nil {
 		return nil, err
@@ -200,12 +204,20 @@ func (h *hunter) seed(seed uint64) (*Finding, error) {
 		if !h.shouldPlay(st, phase) {
 			return
 		}
-		cr := h.try(h.ctx, c)
-		if h.ctx.Err() != nil {
-			return // interrupted: the run is not a result
+		key := c.String()
+		cr, seen := st.tried[key]
+		if !seen || phase != PhaseShrink {
+			cr = h.try(h.ctx, c)
+			if h.ctx.Err() != nil {
+				return // interrupted: the run is not a result
+			}
+			cr.Seed, cr.Phase = seed, phase
+			h.record(st, cr)
+			st.tried[key] = cr
 		}
-		cr.Seed, cr.Phase = seed, phase
-		h.record(st, cr)
+		if phase == PhaseShrink && slices.Equal(cr.Broken, st.found.Broken) {
+			st.best = cr // rapid keeps it: smaller, and failing the same
+		}
 		if len(cr.Broken) > 0 {
 			rt.Fatalf("wirecheck: broke %s", strings.Join(cr.Broken, ", "))
 		}
@@ -257,9 +269,6 @@ func (h *hunter) record(st *seedState, cr CaseResult) {
 		st.recheck = &cr
 	case PhaseShrink:
 		h.shrinks++
-		if slices.Equal(cr.Broken, st.found.Broken) {
-			st.best = cr
-		}
 	case PhaseReplay:
 		st.replay = &cr
 	}
