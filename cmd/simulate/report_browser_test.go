@@ -18,22 +18,24 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The real-browser test of the HTML reports: set LOOPSIM_BROWSER=1 (and
-// LOOPSIM_CHROMIUM to a binary when it is not chromium on PATH); .ci/run
-// installs Debian's chromium and sets it. With -screenshots the pictures
-// go to docs/img (the README's); otherwise to a temporary folder.
+// The real-browser test of the HTML reports (TestReportsHTML/browser):
+// set LOOPSIM_BROWSER=1 (and LOOPSIM_CHROMIUM to a binary when it is not
+// chromium on PATH); .ci/run installs Debian's chromium and sets both.
+// With -screenshots the pictures go to docs/img (the README's);
+// otherwise to a temporary folder.
 //
-//	LOOPSIM_BROWSER=1 go test ./cmd/simulate -run TestReportsInBrowser -screenshots
-var screenshots = flag.Bool("screenshots", false, "TestReportsInBrowser: write the reports' screenshots to docs/img")
+//	LOOPSIM_BROWSER=1 go test ./cmd/simulate -run TestReportsHTML -screenshots
+var screenshots = flag.Bool("screenshots", false, "TestReportsHTML/browser: write the reports' screenshots to docs/img")
 
 // screenshotDir is where -screenshots writes, from this package.
 const screenshotDir = "../../docs/img"
 
-// chromium is the headless browser's binary, or why the test skips.
+// chromium is the headless browser's binary; the test skips, saying
+// why, where there is none or LOOPSIM_BROWSER is not set.
 func chromium(t *testing.T) string {
 	t.Helper()
 	if os.Getenv("LOOPSIM_BROWSER") == "" {
-		t.Skip("set LOOPSIM_BROWSER=1 to open the HTML reports in headless Chromium (.ci/run does; apt-get install chromium)")
+		t.Skip("set LOOPSIM_BROWSER=1 to open the HTML reports in headless Chromium (.ci/run does, installing Debian's chromium with .ci/chromium-up)")
 	}
 	if bin := os.Getenv("LOOPSIM_CHROMIUM"); bin != "" {
 		return bin
@@ -51,7 +53,8 @@ func chromium(t *testing.T) string {
 // report itself is unchanged): it sorts every table by a column twice
 // (ascending, then descending), checks the order the way a reader
 // reads it (numbers by value where the column is numeric, else text),
-// and writes what it found into the page for --dump-dom.
+// puts the rows back in the report's order, and writes what it found
+// into the page for --dump-dom.
 const browserCheck = `<script>
 window.addEventListener("load", function () {
   var problems = [];
@@ -64,6 +67,7 @@ window.addEventListener("load", function () {
   }
   var tables = document.querySelectorAll("table.sortable");
   Array.prototype.forEach.call(tables, function (table, ti) {
+    var original = Array.prototype.slice.call(table.tBodies[0].rows);
     var ths = table.tHead.rows[0].cells;
     var col = 0;
     for (var j = 0; j < ths.length; j++) { if (ths[j].classList.contains("num")) { col = j; break; } }
@@ -83,6 +87,9 @@ window.addEventListener("load", function () {
         }
       }
     });
+    // back as the report shows it, for the screenshot
+    original.forEach(function (r) { table.tBodies[0].appendChild(r); });
+    th.removeAttribute("aria-sort");
   });
   document.body.setAttribute("data-sort-check", problems.length ? problems.join("; ") : "ok " + tables.length);
 });
@@ -92,9 +99,12 @@ window.addEventListener("load", function () {
 // a screenshot of what is not at the top of the page).
 const focusStyle = `<style>header, main > :not(section), main > section:not(#%s) { display: none !important; }</style>`
 
-func TestReportsInBrowser(t *testing.T) {
-	bin := chromium(t)
-	dir := t.TempDir()
+// checkInBrowser opens each report in headless Chromium, once: the
+// report's script ran, nothing was logged on the console or written
+// into its error box, every table sorts both ways, and the screenshot
+// shows something. With -screenshots the pictures go to docs/img, with
+// one of a section alone where a report has one to show (r.focus).
+func checkInBrowser(t *testing.T, bin, dir string, reports []reportFixture) {
 	shots := dir
 	if *screenshots {
 		var err error
@@ -102,27 +112,23 @@ func TestReportsInBrowser(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, os.MkdirAll(shots, 0o755))
 	}
-	for _, r := range writeReports(t, dir) {
+	for _, r := range reports {
 		t.Run(r.name, func(t *testing.T) {
 			doc, err := os.ReadFile(r.path)
 			require.NoError(t, err)
-
 			checked := filepath.Join(dir, r.name+"-checked.html")
 			require.NoError(t, os.WriteFile(checked, bytes.Replace(doc, []byte("</body>"), []byte(browserCheck+"</body>"), 1), 0o644))
-			dom, console := openInBrowser(t, bin, checked, "--dump-dom")
+			shot := filepath.Join(shots, "report-"+r.name+".png")
+			dom, console := openInBrowser(t, bin, checked, "--dump-dom", "--screenshot="+shot, "--window-size=1280,1400")
 			assert.Contains(t, dom, `data-report-ready="yes"`, "the report's script ran without an error")
 			assert.Contains(t, dom, `<div id="report-errors" hidden=""></div>`, "no error was written into the page")
 			assert.Regexp(t, `data-sort-check="ok [1-9]`, dom, "every table sorts both ways")
 			assert.Empty(t, console, "nothing on the console")
-
-			shot := filepath.Join(shots, "report-"+r.name+".png")
-			_, console = openInBrowser(t, bin, r.path, "--screenshot="+shot, "--window-size=1280,1400")
-			assert.Empty(t, console)
 			checkPicture(t, shot)
-			if r.focus != "" {
-				focused := filepath.Join(dir, r.name+"-focus.html")
+			if *screenshots && r.focus != "" {
 				id := regexp.MustCompile(`<section id="(s\d+)">\n<h2>` + regexp.QuoteMeta(r.focus) + `</h2>`).FindSubmatch(doc)
 				require.NotNil(t, id, "a section %q", r.focus)
+				focused := filepath.Join(dir, r.name+"-focus.html")
 				style := fmt.Sprintf(focusStyle, id[1])
 				require.NoError(t, os.WriteFile(focused, bytes.Replace(doc, []byte("</head>"), []byte(style+"</head>"), 1), 0o644))
 				shot := filepath.Join(shots, "report-"+r.name+"-"+r.focusName+".png")

@@ -45,13 +45,19 @@ func writeReports(t *testing.T, dir string) []reportFixture {
 	docsMatrix := filepath.Join(here, "../../docs/matrix.json")
 	t.Chdir(dir)
 	sum := filepath.Join(dir, "summary")
-	code, _, stderr := simulateArgs(t, "-n", "60", "-seed", "2", "-transcripts", "", "-calibrate", "0", "-progress=false", "-out", sum)
+	code, _, stderr := simulateArgs(t, "-n", "30", "-seed", "2", "-transcripts", "", "-calibrate", "0", "-progress=false", "-out", sum)
 	require.Equal(t, simExitOK, code, stderr)
 
+	// the pictures want a comparison with verdicts (300 episodes); the
+	// checks, a fast one
+	n := "40"
+	if *screenshots {
+		n = "300"
+	}
 	var records []string
 	for _, cap := range []string{"8", "0"} {
 		file := "cap-" + cap + ".parquet" // in dir: the report names it as given
-		code, _, stderr := simulateArgs(t, "-n", "300", "-seed", "3", "-profile", "claude-code", "-transcripts", "", "-plots=false", "-check=false",
+		code, _, stderr := simulateArgs(t, "-n", n, "-seed", "3", "-profile", "claude-code", "-transcripts", "", "-plots=false", "-check=false",
 			"-set", "workload.faults.stop_hook_block=0.3", "-set", "workload.faults.stop_hook_repeat=0.9", "-set", "workload.after_block.mean=0",
 			"-set", "workload.after_block.max=0", "-set", "stop_hook_block_cap="+cap, "-out", filepath.Join(dir, "out-"+cap), "-record", file)
 		require.Equal(t, simExitOK, code, stderr)
@@ -88,9 +94,13 @@ func writeReports(t *testing.T, dir string) []reportFixture {
 
 // TestReportsHTML: each command's report.html is self-contained
 // (htmlreport.Check: nothing fetched, tags closed, every table sorts)
-// and shows what its Markdown does, with its plots and timelines inline.
+// and shows what its Markdown does, with its plots and timelines inline;
+// then, with LOOPSIM_BROWSER=1, each opens in headless Chromium
+// (checkInBrowser).
 func TestReportsHTML(t *testing.T) {
-	for _, r := range writeReports(t, t.TempDir()) {
+	dir := t.TempDir()
+	reports := writeReports(t, dir)
+	for _, r := range reports {
 		b, err := os.ReadFile(r.path)
 		require.NoError(t, err, r.name)
 		doc := string(b)
@@ -99,15 +109,19 @@ func TestReportsHTML(t *testing.T) {
 			assert.Contains(t, doc, w, r.name)
 		}
 	}
+	t.Run("browser", func(t *testing.T) {
+		checkInBrowser(t, chromium(t), dir, reports)
+	})
 }
 
 // TestSummaryHTMLDeterministic: the same simulation writes the same
-// report.html, byte for byte.
+// report.html, byte for byte, whatever the workers (the plots are
+// gonum's and left out: the timelines and tables are this code's).
 func TestSummaryHTMLDeterministic(t *testing.T) {
 	var docs []string
 	for _, workers := range []string{"1", "3"} {
 		dir := t.TempDir()
-		code, _, stderr := simulateArgs(t, "-n", "40", "-seed", "5", "-transcripts", "", "-calibrate", "0", "-progress=false", "-workers", workers, "-out", dir)
+		code, _, stderr := simulateArgs(t, "-n", "20", "-seed", "5", "-transcripts", "", "-calibrate", "0", "-plots=false", "-progress=false", "-workers", workers, "-out", dir)
 		require.Equal(t, simExitOK, code, stderr)
 		b, err := os.ReadFile(filepath.Join(dir, reportHTML))
 		require.NoError(t, err)
