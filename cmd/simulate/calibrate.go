@@ -120,7 +120,7 @@ Flags:
 		fmt.Fprintf(stderr, "calibrate: %v\n", err)
 		return simExitBadInput
 	}
-	o.command = "simulate calibrate " + strings.Join(args, " ")
+	o.command = calibrateCommand(fs)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	return calibrateSessions(ctx, sessions, base, o, stdout, stderr)
@@ -216,6 +216,21 @@ func calibrateSessions(ctx context.Context, sessions []*transcript.Session, base
 	}
 	fmt.Fprintf(stdout, "\nwrote %s, %s and %d quantile-quantile plots\nrun it: go run ./cmd/simulate -workload %s\n", o.file, report, len(qq), o.file)
 	return simExitOK
+}
+
+// calibrateCommand is the command line as far as it decides the
+// results: the flags set, but for where the files go and the workers
+// (which change nothing), then the logs.
+func calibrateCommand(fs *flag.FlagSet) string {
+	parts := []string{"simulate calibrate"}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "out", "o", "workers":
+			return
+		}
+		parts = append(parts, "-"+f.Name+"="+f.Value.String())
+	})
+	return strings.Join(append(parts, fs.Args()...), " ")
 }
 
 // fitPopulation fits the population from the sources' spread and says
