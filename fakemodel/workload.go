@@ -122,29 +122,37 @@ type Faults struct {
 	Abort float64 `json:"abort"`
 }
 
-// DefaultWorkload is calibrated on the Claude Code transcripts of
-// shared/data/transcripts (Claude Code 1.0 to 2.1 on 200,000-token
-// models; sim's calibration test compares a simulation against them):
+// DefaultWorkload is fitted (`simulate calibrate`, docs/calibration.md)
+// to the Claude Code transcripts of shared/data/transcripts: three
+// sources (spotter, slopometry, sniffly), five sessions, 757 calls, Claude
+// Code 1.0 to 2.1 on 200,000-token models; sim's calibration test
+// compares a simulation against them. The pooled figures:
 //
-//   - starting context 22k-26k tokens;
+//   - starting context 14k-26k tokens (22k-26k for Claude Code 2.x);
 //   - output per call: median 171, p90 744, p99 2,640 tokens;
-//   - context growth per call: median 523, p90 2,755, p99 10,872, so what
-//     a tool turn adds besides the output has a median near 340;
+//   - context growth per call: median 523, p90 2,755, p99 10,872;
 //   - 1.1-1.3 tool calls per call;
 //   - calls per user prompt: median 11, mean 28, p90 118 (a heavy tail);
 //   - context after a compaction ~34k-35k tokens.
+//
+// Sessions differ: its [Population] is the spread between the three
+// sources (each session's output, calls per prompt, tool calls, growth
+// and starting context scaled by its own factor), so the simulated
+// sessions spread as users do, not as the episodes of one user; the
+// distributions within a session are the narrower remainder.
 //
 // Nothing in the transcripts measures fault rates; the defaults are small
 // and round (two connection-retry errors in 187 calls give the order of
 // magnitude of the API faults).
 func DefaultWorkload() Workload {
 	return Workload{
-		StartContext: Uniform{Min: 22_000, Max: 26_000},
-		Replies:      LogNormal{Median: 10, Sigma: 1.5, Min: 1, Max: 1_000},
-		Output:       LogNormal{Median: 175, Sigma: 1.15, Min: 1, Max: 1_000_000},
-		Tools:        Geometric{Min: 1, Mean: 1.13, Max: 16},
-		ToolResult:   LogNormal{Median: 200, Sigma: 1.7, Min: 5, Max: 25_000},
-		Summary:      LogNormal{Median: 31_000, Sigma: 0.08, Min: 1_000, Max: 1_000_000},
+		StartContext: Uniform{Min: 24_562, Max: 27_147},
+		Replies:      LogNormal{Median: 11, Sigma: 1.28, Min: 1, Max: 1_000},
+		Output:       LogNormal{Median: 189, Sigma: 0.865, Min: 1, Max: 1_000_000},
+		Tools:        Geometric{Min: 1, Mean: 1.08, Max: 16},
+		ToolResult:   LogNormal{Median: 187, Sigma: 1.69, Min: 5, Max: 25_000},
+		Summary:      LogNormal{Median: 39_500, Sigma: 0.08, Min: 1_000, Max: 1_000_000},
+		Population:   Population{StartContext: 0.316, Output: 0.626, Replies: 0.816, Tools: 0.979, ToolResult: 0.238},
 		AfterBlock:   Geometric{Min: 0, Mean: 2, Max: 50},
 		// An assumption (the transcripts' four compactions do not measure
 		// it, see DefaultCompactionRework).

@@ -11,11 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// calm is the default workload with no faults and a fixed plan of
-// replies: every episode makes exactly that many replies.
+// calm is the default workload with no faults, one user (no population
+// spread) and a fixed plan of replies: every episode makes exactly that
+// many replies.
 func calm(replies int) Workload {
 	w := DefaultWorkload()
 	w.Faults = Faults{}
+	w.Population = Population{}
 	w.Replies = LogNormal{Median: float64(replies), Min: 1, Max: replies}
 	return w
 }

@@ -29,8 +29,10 @@ func TestWorkloadParametersAtTheirBounds(t *testing.T) {
 		{"output.max", "0", "workload output: max 0 is below min 1"},
 		{"start_context.min", "0", ""},
 		{"start_context.min", "-1", "workload start_context: min -1 is negative"},
-		{"start_context.max", "22000", ""}, // the default min
-		{"start_context.max", "21999", "workload start_context: max 21999 is below min 22000"},
+		{"start_context.max", "24562", ""}, // the default min
+		{"start_context.max", "24561", "workload start_context: max 24561 is below min 24562"},
+		{"population.output", "3", ""},
+		{"population.output", "3.01", "workload population.output: spread 3.01 must be in [0, 3]"},
 		{"tools.mean", "1", ""}, // the default min
 		{"tools.mean", "0.99", "workload tools: mean 0.99 must be at least min 1"},
 		{"tools.max", "1", ""},

@@ -76,7 +76,7 @@ func WriteCVReport(w io.Writer, cv *CrossValidation, h *HeldOut) error {
 	}
 	fmt.Fprintf(bw, "# Leave-one-source-out cross-validation\n\n")
 	fmt.Fprintf(bw, "Each source (the folder holding its logs) is held out once: the workload is fitted on the other sources, as %s, "+
-		"and %d simulated users, each playing as many episodes as the source has user prompts and sharing one draw of the population, "+
+		"and %d simulated users, each playing as many episodes as the source has user prompts and sharing one draw of the population (if any), "+
 		"are measured as the source was. The prediction pools the users; the band is the 10th to 90th percentile of the figure from user to user.\n\n",
 		kind, cv.Users)
 	fmt.Fprintln(bw, h.Sentence())

@@ -137,6 +137,23 @@ func spread(q50, q90, lo, hi float64) float64 {
 	return min(max(math.Log(q90/q50)/1.2816, lo), hi)
 }
 
+// meanOverMedian is the log of a sample's mean over its median, 0 when
+// not positive.
+func meanOverMedian(s *Sample) float64 {
+	if s.N() == 0 || s.Quantile(0.5) <= 0 {
+		return 0
+	}
+	return max(math.Log(s.Mean()/s.Quantile(0.5)), 0)
+}
+
+// momentSpread is the log-normal sigma whose mean over median is the
+// sample's (e^(sigma^2/2)), within [lo, hi]: the calls per prompt have
+// a heavy tail that a few dozen prompts' 90th percentile measures
+// poorly, and the mean is what a session's cost follows.
+func momentSpread(s *Sample, lo, hi float64) float64 {
+	return min(max(math.Sqrt(2*meanOverMedian(s)), lo), hi)
+}
+
 // within is the log-normal sigma left within a session when the pooled
 // sigma is total and the population's spread between sessions is
 // between (the two add as variances), at least lo.
@@ -189,12 +206,12 @@ func (fit *Fit) estimate(w *fakemodel.Workload) {
 	perTool := max(r.Growth.Quantile(0.5)-r.Output.Quantile(0.5), 20) / max(w.Tools.Mean, 1)
 	w.ToolResult.Median = perTool
 	w.ToolResult.Sigma = within(spread(r.Growth.Quantile(0.5), r.Growth.Quantile(0.9), 0.3, 4), w.Population.ToolResult, 0.3)
-	fit.Fitted = append(fit.Fitted, "tool_result (median and sigma, corrected until the growth per call matches)")
+	fit.Fitted = append(fit.Fitted, "tool_result (median and sigma, corrected until the growth per call matches: its median, and its p90 and p99 over the median)")
 
 	if r.CallsPerPrompt.N() > 0 {
 		w.Replies.Median = max(r.CallsPerPrompt.Quantile(0.5), 1)
-		w.Replies.Sigma = within(spread(r.CallsPerPrompt.Quantile(0.5), r.CallsPerPrompt.Quantile(0.9), 0.3, 3), w.Population.Replies, 0.3)
-		fit.Fitted = append(fit.Fitted, "replies (calls per user prompt: median and sigma)")
+		w.Replies.Sigma = within(momentSpread(&r.CallsPerPrompt, 0.3, 3), w.Population.Replies, 0.3)
+		fit.Fitted = append(fit.Fitted, "replies (calls per user prompt: median, and sigma from the mean over the median, corrected until both match)")
 	} else {
 		fit.Kept = append(fit.Kept, "replies (no user prompt in the logs)")
 	}
@@ -230,9 +247,21 @@ func (fit *Fit) correct(w *fakemodel.Workload, sim *Figures) {
 	w.Output.Median *= ratio(r.Output.Quantile(0.5), sim.Output.Quantile(0.5))
 	w.Output.Sigma = min(max(w.Output.Sigma*logRatio(func(f *Figures) *Sample { return &f.Output }), 0.1), 3)
 	w.ToolResult.Median *= ratio(r.Growth.Quantile(0.5), sim.Growth.Quantile(0.5))
-	w.ToolResult.Sigma = min(max(w.ToolResult.Sigma*logRatio(func(f *Figures) *Sample { return &f.Growth }), 0.3), 4)
+	// the growth's tail (what a context grows by at its worst) weighs as
+	// much as its body: the spread follows p90 and p99 over the median
+	growth := func(f *Figures) *Sample { return &f.Growth }
+	tail := func(f *Figures) float64 { return math.Log(max(f.Growth.Quantile(0.99), 1) / max(f.Growth.Quantile(0.5), 1)) }
+	w.ToolResult.Sigma = min(max(w.ToolResult.Sigma*math.Sqrt(logRatio(growth)*ratio(tail(r), tail(sim))), 0.3), 4)
 	if r.CallsPerPrompt.N() > 0 {
 		w.Replies.Median = max(w.Replies.Median*ratio(r.CallsPerPrompt.Quantile(0.5), sim.CallsPerPrompt.Quantile(0.5)), 1)
+		// a log-normal's mean over its median is e^(sigma^2/2): scale the
+		// session's total variance (within and between) by the ratio
+		re, si := meanOverMedian(&r.CallsPerPrompt), meanOverMedian(&sim.CallsPerPrompt)
+		if re > 0 && si > 0 {
+			b := w.Population.Replies
+			total := math.Sqrt((w.Replies.Sigma*w.Replies.Sigma + b*b) * min(max(re/si, 0.25), 4))
+			w.Replies.Sigma = min(within(total, b, 0.3), 3)
+		}
 	}
 	if r.AfterCompact.N() > 0 && sim.AfterCompact.N() > 0 {
 		w.Summary.Median *= ratio(r.AfterCompact.Mean(), sim.AfterCompact.Mean())

@@ -18,6 +18,7 @@ func TestFitRecoversAKnownWorkload(t *testing.T) {
 	truth, err := NewSetting("claude-code")
 	require.NoError(t, err)
 	w := &truth.Workload
+	w.Population = fakemodel.Population{} // one user: the fit's one-user path
 	w.StartContext = fakemodel.Uniform{Min: 8_000, Max: 10_000}
 	w.Output = fakemodel.LogNormal{Median: 450, Sigma: 0.7, Min: 1, Max: 1_000_000}
 	w.ToolResult = fakemodel.LogNormal{Median: 900, Sigma: 1.2, Min: 5, Max: 25_000}

@@ -7,6 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/loopsim/loopsim/fakemodel"
 )
 
 // TestUsersWithoutSpreadAreTheEpisodes: with no population spread the
@@ -15,6 +17,7 @@ import (
 func TestUsersWithoutSpreadAreTheEpisodes(t *testing.T) {
 	s, err := NewSetting("claude-code")
 	require.NoError(t, err)
+	s.Workload.Population = fakemodel.Population{}
 	users, err := CalibrateUsers(context.Background(), s, 6, 5, 3, 2)
 	require.NoError(t, err)
 	var got Figures

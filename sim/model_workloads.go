@@ -57,7 +57,9 @@ func modelWorkload(name string) (ModelWorkload, bool) {
 
 // withModelNamed sets s's model by name: its limits from [loop.Catalog],
 // else from [ModelWorkloads]; and, unless s runs on a workload file, the
-// model's starting context and output from ModelWorkloads.
+// model's starting context and output from ModelWorkloads, with no
+// spread between sessions on them (the model's fit is of its own
+// sessions; the population's other spreads are kept).
 func withModelNamed(s Setting, name string) (Setting, error) {
 	mw, fitted := modelWorkload(name)
 	k, err := loop.LookupModel(name)
@@ -74,10 +76,14 @@ func withModelNamed(s Setting, name string) (Setting, error) {
 		return s, fmt.Errorf("%w; fitted on transcripts: %s", err, strings.Join(names, ", "))
 	}
 	if fitted && s.WorkloadFile == "" {
+		// the model's fit is of its own sessions (one or two sources):
+		// what it sets does not spread between sessions
 		if mw.StartContext != nil {
 			s.Workload.StartContext = *mw.StartContext
+			s.Workload.Population.StartContext = 0
 		}
 		s.Workload.Output = mw.Output
+		s.Workload.Population.Output = 0
 	}
 	return s, nil
 }
