@@ -133,6 +133,9 @@ type Retry struct {
 	DelayMS int       `json:"delay_ms"`
 	// NonStreaming marks the switch to a non-streaming attempt.
 	NonStreaming bool `json:"non_streaming,omitempty"`
+	// StreamRetry marks a retry of the outer layer (Policy.StreamRetries):
+	// the request sent again from the start with a fresh API retry budget.
+	StreamRetry bool `json:"stream_retry,omitempty"`
 }
 
 // Fallback is the switch to the fallback model.

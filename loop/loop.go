@@ -238,7 +238,15 @@ func (r *run) requestFailed(s *State, mfq []Message, p partial, re *RequestError
 		return streamOutcome{withheld: &w, tooLarge: re.Kind == KindRequestTooLarge}
 	case re.Kind == KindImageSize:
 		return streamOutcome{terminal: r.failRequest(*s, mfq, p, ImageError, re.Error())}
-	case r.call.cut && keepsContent(p.blocks) && s.MaxOutputTokensRecoveryCount < r.p.MaxOutputRecoveries:
+	case r.call.cut && keepsContent(p.blocks) && s.MaxOutputTokensRecoveryCount < r.p.streamCutBudget():
+		if r.p.StreamCutKeepsReply && len(p.uses) > 0 {
+			// kept as if it had finished: its tool_uses run (codex)
+			ids := make([]string, len(p.uses))
+			for i, u := range p.uses {
+				ids[i] = u.ID
+			}
+			return streamOutcome{reply: p.msg, toolUses: p.uses, toolUseIDs: ids}
+		}
 		return streamOutcome{reply: p.msg, toolUses: p.uses, streamCut: true}
 	}
 	if r.p.APIErrorTerminal == Completed {

@@ -11,11 +11,12 @@ type ModelCall struct {
 	Request Request
 	// Attempt is the attempt's number within its send (1 for the first).
 	Attempt int
-	// Retries, Overloads, Resends and ThinkingResends are the retry
-	// layer's counters within this send: back-off retries, overloaded
-	// responses in a row, invalid-request resends and thinking-only
-	// stream resends.
-	Retries, Overloads, Resends, ThinkingResends int
+	// Retries, Overloads, Resends, ThinkingResends and StreamRetries are
+	// the retry layer's counters within this send: back-off retries (since
+	// the last stream retry), overloaded responses in a row,
+	// invalid-request resends, thinking-only stream resends and the outer
+	// layer's retries (Policy.StreamRetries).
+	Retries, Overloads, Resends, ThinkingResends, StreamRetries int
 	// Iteration is the state the current iteration started from, every
 	// guard's counter included.
 	Iteration State
@@ -37,13 +38,13 @@ type ModelCall struct {
 }
 
 // modelCall tells Config.OnModelCall about the attempt about to be sent;
-// counts are the retry layer's counters (Retries to ThinkingResends).
-func (c *caller) modelCall(req Request, attempt int, counts [4]int) {
+// counts are the retry layer's counters (Retries to StreamRetries).
+func (c *caller) modelCall(req Request, attempt int, counts [5]int) {
 	r := c.r
 	if r.cfg.OnModelCall == nil {
 		return
 	}
-	mc := ModelCall{Request: req, Attempt: attempt, Retries: counts[0], Overloads: counts[1], Resends: counts[2], ThinkingResends: counts[3],
+	mc := ModelCall{Request: req, Attempt: attempt, Retries: counts[0], Overloads: counts[1], Resends: counts[2], ThinkingResends: counts[3], StreamRetries: counts[4],
 		Iteration: r.iterStart, Stats: r.stats, FellBack: r.fellBack, MessagesMade: r.nextID, OutputTotal: r.outputTotal, JitterDraws: c.draws}
 	if req.Purpose == PurposeMain && r.mainState != nil {
 		mc.State = *r.mainState

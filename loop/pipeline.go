@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // prepareMessages is docs/spec.md §2.1: the messages after the last boundary,
@@ -247,6 +248,10 @@ func (r *run) autoCompact(ctx context.Context, s *State, mfq []Message, snipFree
 		s.AutoCompactTracking = &nt
 		ev.Error, ev.Failures, ev.RapidRefill = err.Error(), failures, rapid
 		emit(r, ev)
+		if p.AutoCompactFailureEndsRun {
+			msg := r.apiErrorMessage("Auto-compaction failed: " + err.Error())
+			return nil, false, r.finish(*s, join(mfq, []Message{msg}), APIError, msg.Text())
+		}
 		return mfq, false, nil
 	}
 	s.AutoCompactTracking = &AutoCompactTracking{Compacted: true, TurnID: fmt.Sprintf("compact-%d", r.stats.Iterations), RapidRefills: rapid}
@@ -292,16 +297,56 @@ func (r *run) compact(ctx context.Context, s *State, trigger, tailAs CompactTrig
 	if cut < len(mfq) {
 		cut = snapped
 	}
+	prompts := keptPrompts(mfq[:cut], r.p.CompactKeepPromptTokens)
 	removed := make([]string, 0, cut)
 	for _, m := range mfq[:cut] {
-		removed = append(removed, m.ID)
+		if !slices.ContainsFunc(prompts, func(p Message) bool { return p.ID == m.ID }) {
+			removed = append(removed, m.ID)
+		}
 	}
 	boundary := r.newMessage(Message{Role: RoleUser, CompactBoundary: true, Meta: true, Synthetic: true,
 		Blocks: []Block{{Type: BlockText, Text: fmt.Sprintf("[%s compact boundary]", trigger)}}})
 	summary := r.newMessage(Message{Role: RoleUser, CompactSummary: true, Meta: true, Tokens: res.SummaryTokens,
 		Blocks: []Block{{Type: BlockText, Text: res.Summary}}})
-	history := join([]Message{boundary, summary}, mfq[cut:])
-	return history, removed, len(mfq) - cut, nil
+	history := join([]Message{boundary}, prompts, []Message{summary}, mfq[cut:])
+	return history, removed, len(prompts) + len(mfq) - cut, nil
+}
+
+// keptPrompts are the user's own messages of the summarised part that a
+// compaction keeps verbatim before the summary (Policy.CompactKeepPromptTokens):
+// the newest first while their tokens fit in budget, in their order.
+// A prompt is a user message of text only that the user wrote (not
+// meta, synthetic, a summary or a boundary).
+func keptPrompts(older []Message, budget int) []Message {
+	var out []Message
+	used := 0
+	for i := len(older) - 1; i >= 0 && budget > 0; i-- {
+		m := older[i]
+		if !isPrompt(m) {
+			continue
+		}
+		if used+m.Tokens > budget {
+			break
+		}
+		used += m.Tokens
+		out = append(out, m)
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// isPrompt reports whether m is a message the user wrote: a user message
+// of text blocks only, not made by the loop.
+func isPrompt(m Message) bool {
+	if m.Role != RoleUser || m.Meta || m.Synthetic || m.CompactSummary || m.CompactBoundary || m.APIError || len(m.Blocks) == 0 {
+		return false
+	}
+	for _, b := range m.Blocks {
+		if b.Type != BlockText {
+			return false
+		}
+	}
+	return true
 }
 
 // guard runs f, turning a panic into an error naming where.

@@ -71,6 +71,11 @@ type Policy struct {
 
 	// AutoCompact switches auto-compact on.
 	AutoCompact bool `json:"auto_compact"`
+	// AutoCompactFailureEndsRun: a failed auto-compaction ends the run
+	// (api_error) instead of going on to the main request (codex, as
+	// observed: the turn fails once its compaction request cannot be
+	// made to fit).
+	AutoCompactFailureEndsRun bool `json:"auto_compact_failure_ends_run"`
 	// MaxAutoCompactFailures is the circuit breaker: after this many
 	// consecutive failures auto-compact stops trying.
 	MaxAutoCompactFailures int `json:"max_auto_compact_failures" range:"1,1000"`
@@ -112,6 +117,14 @@ type Policy struct {
 	// none (claude-code, as observed: the summary and every round are
 	// summarised, the newest included).
 	LaterAutoTail TailRule `json:"later_auto_tail" oneof:"exchanges,none"`
+	// CompactKeepPromptTokens: a compaction keeps the user's own
+	// messages (text the user wrote, not tool results or the loop's notes)
+	// of the summarised part verbatim, before the summary, the newest
+	// first while they fit in this many tokens (codex, as observed: the
+	// request after a compaction carries the prompt, then the summary;
+	// its source's budget is 20,000 tokens). Zero switches it off: nothing
+	// but the summary and the kept tail.
+	CompactKeepPromptTokens int `json:"compact_keep_prompt_tokens" range:"0,10000000" zero:"off"`
 	// RapidRefillWindow: reaching the threshold again within this many
 	// model replies after a compaction is a rapid refill; zero switches the
 	// thrash guard off.
@@ -205,6 +218,21 @@ type Policy struct {
 	// HonorRetryAfter uses the server's retry-after (times the jitter
 	// factor) instead of the exponential delay.
 	HonorRetryAfter bool `json:"honor_retry_after"`
+	// RateLimitedStreamRetryOnly: a 429 is not retried by the API retry
+	// layer (APIRetries), only by the outer one (StreamRetries); codex, as
+	// observed: its HTTP layer does not retry a 429.
+	RateLimitedStreamRetryOnly bool `json:"rate_limited_stream_retry_only"`
+	// StreamRetries is the outer retry layer's budget (docs/spec.md §7.7;
+	// codex, as observed: its stream_max_retries around its HTTP
+	// layer's request_max_retries): a request whose failure the API
+	// retry layer gave up on or does not retry (a 500 or a dropped
+	// connection after APIRetries, a 429, a 413, an error event in the
+	// stream, any other status but 400) is sent again from the start,
+	// after a back-off counted from 1 again, with a fresh APIRetries
+	// budget: a 500 forever makes (APIRetries+1) x (StreamRetries+1)
+	// requests. A 400 (prompt too long or invalid), an overload and a
+	// media error are not retried by it. Zero switches the layer off.
+	StreamRetries int `json:"stream_retries" range:"0,100" zero:"off"`
 	// FallbackAfter529s: this many consecutive 529s trigger the fallback
 	// model; zero never.
 	FallbackAfter529s int `json:"fallback_after_529s" range:"0,100" zero:"never"`
@@ -247,6 +275,13 @@ type Policy struct {
 	// many times; then the request fails with the error (a main request
 	// ends the run as APIErrorTerminal says).
 	StreamErrorThinkingResends int `json:"stream_error_thinking_resends" range:"0,100"`
+	// StreamCutKeepsReply: with StreamErrorRecovery, a reply cut after
+	// content is kept as if it had finished (codex, as observed): its
+	// finished tool_uses run and their results are sent (a tool turn,
+	// next_turn); text alone is kept and the request streamed again with
+	// no note after it (stream_error_recovery). The continuations count
+	// against StreamRetries instead of MaxOutputRecoveries.
+	StreamCutKeepsReply bool `json:"stream_cut_keeps_reply"`
 	// MalformedToolUseRetries: a reply with stop_reason tool_use but no
 	// tool_use block is dropped and re-sent this many times; zero treats it
 	// as a reply without tools.
@@ -430,6 +465,16 @@ func (p Policy) MaxTokens(m ModelInfo) int {
 		return min(p.DefaultMaxTokens, m.MaxOutputTokens)
 	}
 	return m.MaxOutputTokens
+}
+
+// streamCutBudget is how many continuations after a cut stream a run
+// may make in a row: StreamRetries with StreamCutKeepsReply, else
+// MaxOutputRecoveries.
+func (p Policy) streamCutBudget() int {
+	if p.StreamCutKeepsReply {
+		return p.StreamRetries
+	}
+	return p.MaxOutputRecoveries
 }
 
 // reactiveOnly reports whether model runs without threshold or blocking

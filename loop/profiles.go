@@ -123,8 +123,63 @@ func ClaudeCode() Policy {
 	return p
 }
 
+// Codex is the released Codex CLI's policy as observed
+// (docs/profile-codex.md, observed/testdata/cases/codex): no output
+// recovery, no reactive compaction, auto-compaction at a share of the
+// window with nothing kept verbatim, and its nested retry layers.
+func Codex() Policy {
+	p := Seed()
+	p.Name = "codex"
+	p.DefaultMaxTokens = 0
+	p.ToolResultBudget = 0
+	p.Snip = false
+	p.Microcompact = false
+	p.ContextCollapse = false
+	p.SummaryOutputReserve = 0
+	p.AutoCompactPercent = 90
+	p.ReactiveCompact = false
+	p.ReactiveCompactWhenAutoOff = false
+	p.ReactiveOwnsOverflow = false
+	p.Escalation = false
+	p.MaxOutputRecoveries = 0
+	p.TruncationExhaustedTerminal = APIError
+	p.APIErrorTerminal = APIError
+	p.TokenBudget = false
+	p.Fallback = false
+	p.ToolUseSummary = false
+	// observed (compact-*): the request after a compaction carries the
+	// user's prompt, then the summary; nothing else is kept
+	p.PreserveTailExchanges = 0
+	p.CompactKeepPromptTokens = 20_000
+	// observed (server-error-forever*, rate-limited-*, overloaded-*,
+	// drops-forever, request-too-large-forever): two nested layers,
+	// request_max_retries 4 inside stream_max_retries 5; a 429 only by
+	// the outer, an overload only by the inner; 200 ms doubling, no cap,
+	// jitter
+	p.APIRetries = 4
+	p.StreamRetries = 5
+	p.RateLimitedStreamRetryOnly = true
+	p.BackoffBaseMS = 200
+	p.BackoffMaxMS = 3_600_000
+	p.BackoffJitter = 0.1
+	p.HonorRetryAfter = true
+	p.NonStreamingOnDrop = false
+	// observed (stream-error-after-*): a cut reply is kept, its tool
+	// calls run, text alone is sent back with no note; the continuations
+	// count against the stream retries
+	p.StreamErrorRecovery = true
+	p.StreamCutKeepsReply = true
+	// observed (compact-overflows): an overflowing compaction request
+	// is made again with its oldest part dropped until nothing is left,
+	// then the turn fails
+	p.CompactDropOldestOnOverflow = true
+	p.CompactMaxCalls = 100
+	p.AutoCompactFailureEndsRun = true
+	return p
+}
+
 // Profiles lists the built-in profile names.
-func Profiles() []string { return []string{"seed", "claude-code"} }
+func Profiles() []string { return []string{"seed", "claude-code", "codex"} }
 
 // Profile returns the built-in profile with that name.
 func Profile(name string) (Policy, error) {
@@ -133,6 +188,8 @@ func Profile(name string) (Policy, error) {
 		return Seed(), nil
 	case "claude-code":
 		return ClaudeCode(), nil
+	case "codex":
+		return Codex(), nil
 	}
 	return Policy{}, fmt.Errorf("unknown profile %q (known: %s)", name, strings.Join(Profiles(), ", "))
 }

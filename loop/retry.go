@@ -52,10 +52,10 @@ func fallbackError(cause *RequestError, overloads int) *RequestError {
 func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, error) {
 	p := &c.r.p
 	fallbackReady := p.Fallback && c.r.cfg.FallbackModel.Name != "" && !c.r.fellBack && req.Purpose == PurposeMain
-	retries, overloads, resends, thinkingResends := 0, 0, 0, 0
+	retries, overloads, resends, thinkingResends, streamRetries := 0, 0, 0, 0, 0
 	c.cut = false
 	for attempt := 1; ; attempt++ {
-		c.modelCall(req, attempt, [4]int{retries, overloads, resends, thinkingResends})
+		c.modelCall(req, attempt, [5]int{retries, overloads, resends, thinkingResends, streamRetries})
 		blocks, resp, err := c.once(ctx, req, attempt)
 		if err == nil || ctx.Err() != nil {
 			return blocks, resp, err
@@ -81,7 +81,7 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 		case re.Kind == KindOverloaded && req.Purpose == PurposeMain && !fallbackReady &&
 			p.OverloadedGiveUpAfter > 0 && overloads >= p.OverloadedGiveUpAfter:
 			return blocks, resp, err
-		case retryable(re.Kind) && retries < budget:
+		case retryable(re.Kind) && !(re.Kind == KindRateLimited && p.RateLimitedStreamRetryOnly) && retries < budget:
 			retries++
 			delay := c.backoff(retries, re.RetryAfterMS)
 			c.r.stats.RetryDelayMS += delay
@@ -108,8 +108,39 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 			emit(c.r, Retry{Attempt: attempt + 1, Reason: re.Kind})
 			continue
 		}
+		if c.streamRetry(re, attempt, &streamRetries) {
+			retries = 0
+			continue
+		}
 		return blocks, resp, err
 	}
+}
+
+// streamRetry is the outer retry layer (Policy.StreamRetries, docs/spec.md
+// §7.7): a failure the layer above did not take is sent again from the
+// start, after a back-off of its own (retry-after honoured as above),
+// with a fresh API retry budget. It reports whether it sends again.
+func (c *caller) streamRetry(re *RequestError, attempt int, n *int) bool {
+	p := &c.r.p
+	if *n >= p.StreamRetries || !streamRetryable(re.Kind) {
+		return false
+	}
+	*n++
+	delay := c.backoff(*n, re.RetryAfterMS)
+	c.r.stats.RetryDelayMS += delay
+	emit(c.r, Retry{Attempt: attempt + 1, Reason: re.Kind, DelayMS: delay, StreamRetry: true})
+	return true
+}
+
+// streamRetryable kinds are retried by the outer layer: every failure
+// but a 400 (prompt too long or another invalid request), an overload,
+// a media error and a fallback switch.
+func streamRetryable(k ErrorKind) bool {
+	switch k {
+	case KindServer, KindConnection, KindRateLimited, KindStream, KindRequestTooLarge, KindOther:
+		return true
+	}
+	return false
 }
 
 // retryable kinds are retried with back-off: 429, 500, 529 and dropped

@@ -9,8 +9,14 @@ import "encoding/json"
 // streamErrorRecovery continues after a cut stream: the partial reply,
 // then a note that it was cut off or, when it holds tool_uses, their
 // error results (the tools do not run), so every tool_use keeps its
-// result in the next message.
+// result in the next message. With Policy.StreamCutKeepsReply the
+// partial reply of text alone is followed by nothing (its tool_uses,
+// when it has some, ran through the tool branch instead).
 func (r *run) streamErrorRecovery(s State, mfq []Message, out streamOutcome) State {
+	if r.p.StreamCutKeepsReply && len(out.toolUses) == 0 {
+		// the partial reply alone, no note (codex)
+		return r.advance(s, StreamErrorRecovery, append(grow(mfq, 1), out.reply))
+	}
 	var next Message
 	if len(out.toolUses) > 0 {
 		next = r.resultMessage(r.syntheticResults(out.toolUses, StreamErrorToolResult), true)

@@ -88,6 +88,16 @@ func (c Coverage) String() string {
 // generators draw from.
 var generatedMaxOutputs = []int{64_000, 128_000, 16_000, 4_000}
 
+// streamCutBudget is how many continuations after a cut stream a run may
+// make in a row (docs/spec.md §2.4.3): stream_retries with
+// stream_cut_keeps_reply, else max_output_recoveries.
+func streamCutBudget(p loop.Policy) int {
+	if p.StreamCutKeepsReply {
+		return p.StreamRetries
+	}
+	return p.MaxOutputRecoveries
+}
+
 // Reachable lists the transitions and terminals the generated cases can
 // reach under policy p (with the caller's settings the generators vary:
 // stop hooks, tools, max turns, a token budget, a fallback model), in the
@@ -114,11 +124,16 @@ func Reachable(p loop.Policy) ([]loop.Transition, []loop.Terminal) {
 		loop.TokenBudgetContinuation: p.TokenBudget,
 		loop.MalformedToolUseRetry:   p.MalformedToolUseRetries > 0,
 		loop.EmptyReplyRetry:         p.EmptyReplyRetries > 0,
-		loop.StreamErrorRecovery:     p.StreamErrorRecovery && p.MaxOutputRecoveries > 0,
+		loop.StreamErrorRecovery:     p.StreamErrorRecovery && streamCutBudget(p) > 0,
 	}
 	terminalOn := map[loop.Terminal]bool{
+		// with auto_compact_failure_ends_run a failed compaction ends the
+		// run before the check; only one that succeeds yet leaves the
+		// context over the limit reaches it, which the generators do not
+		// make
 		loop.BlockingLimit: !primaryReactiveOnly && !p.ContextCollapse &&
-			!(p.ReactiveOwnsOverflow && p.ReactiveCompact && autoCompact),
+			!(p.ReactiveOwnsOverflow && p.ReactiveCompact && autoCompact) &&
+			!(p.AutoCompactFailureEndsRun && autoCompact),
 		loop.ModelError:                true, // a script that runs out is a harness error
 		loop.ImageError:                true,
 		loop.AbortedStreaming:          true,

@@ -164,7 +164,7 @@ func (p *stateProbe) take() {
 	w.bools(c.Request.NonStreaming)
 	w.messages(c.Request.Messages)
 	// the retry layer
-	w.ints(c.Attempt, c.Retries, c.Overloads, c.Resends, c.ThinkingResends)
+	w.ints(c.Attempt, c.Retries, c.Overloads, c.Resends, c.ThinkingResends, c.StreamRetries)
 	// the states, with the budget tracker and the output total only while
 	// a token budget can still continue the run
 	live := p.budget && float64(c.OutputTotal) < p.budgetDone

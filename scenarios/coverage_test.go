@@ -29,6 +29,18 @@ var unreachable = map[string]map[string]string{
 		string(loop.TokenBudgetContinuation): "token_budget is off",
 		string(loop.ModelError):              "kept for thrown failures (not API answers); the released agent never showed one",
 	},
+	"codex": {
+		string(loop.CollapseDrainRetry):        "context_collapse is off",
+		string(loop.ReactiveCompactRetry):      "reactive_compact is off: a context overflow ends the turn (observed: ptl-*)",
+		string(loop.MaxOutputTokensEscalate):   "escalation is off",
+		string(loop.MaxOutputTokensRecovery):   "max_output_recoveries is 0: an incomplete response ends the turn (observed: truncated-once)",
+		string(loop.TokenBudgetContinuation):   "token_budget is off",
+		string(loop.MalformedToolUseRetry):     "malformed_tool_use_retries is 0",
+		string(loop.EmptyReplyRetry):           "empty_reply_retries is 0: an empty reply is accepted (observed: empty-reply)",
+		string(loop.BlockingLimit):             "a failed auto-compaction ends the run before the check (auto_compact_failure_ends_run); only a compaction that succeeds yet leaves the context over the limit reaches it, which Codex (no blocking limit of its own) was not observed doing",
+		string(loop.RapidRefillBreaker):        "rapid_refill_window is 0: no thrash guard",
+		string(loop.MalformedToolUseExhausted): "malformed_tool_use_retries is 0",
+	},
 }
 
 // TestCoverage checks that the library reaches every transition and

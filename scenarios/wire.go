@@ -309,6 +309,23 @@ func (s *Scenario) wireEntriesFor(api string) []WireEntry {
 	return out
 }
 
+// AnswerOn is a request's answer in the loop's notation (TraceRequests:
+// "529", "text") as the API named api writes it on the wire ("503" for
+// an overload on the Responses API): a status is turned as
+// [Scenario.WireRequestsFor] turns it; anything else, and any answer for
+// an API it does not know, is kept.
+func AnswerOn(api, answer string) string {
+	target := apiByName(api)
+	status, err := strconv.Atoi(answer)
+	if target == nil || err != nil {
+		return answer
+	}
+	if to, ok := statusOn(target, status); ok {
+		return strconv.Itoa(to)
+	}
+	return answer
+}
+
 // statusOn is the status api answers the faults the Messages API answers
 // with status (the fault kinds whose own status it is, and the kinds
 // with none of their own that the Messages API answers with it), when

@@ -11,6 +11,9 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
+
+	"github.com/loopsim/loopsim/loop"
 )
 
 // command is one subcommand. run gets the arguments after the
@@ -62,5 +65,5 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nProfiles: seed, claude-code. See README.md.")
+	fmt.Fprintln(w, "\nProfiles: "+strings.Join(loop.Profiles(), ", ")+". See README.md.")
 }

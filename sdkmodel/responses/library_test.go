@@ -14,8 +14,9 @@ import (
 var wireLimits = map[string]string{
 	// image_size is a check a client makes before sending; over the wire
 	// it can only be the API's 400 rejecting the image (media_too_large).
-	"cc-image-error":   "image_size arrives as a 400 media_too_large",
-	"seed-image-error": "image_size arrives as a 400 media_too_large",
+	"cc-image-error":         "image_size arrives as a 400 media_too_large",
+	"seed-image-error":       "image_size arrives as a 400 media_too_large",
+	"codex-loop-image-error": "image_size arrives as a 400 media_too_large",
 	// fallback_triggered is the in-process shortcut for the retry layer's
 	// decision to switch models; over the wire it is one overload (503
 	// server_is_overloaded), which the loop counts toward its own rule.
@@ -23,7 +24,8 @@ var wireLimits = map[string]string{
 	"seed-fallback-with-tool-uses-in-flight": "fallback_triggered arrives as an overload",
 	// thrown is a failure that is not an API answer (a broken client);
 	// the server can only answer it with a 500.
-	"seed-model-error": "thrown arrives as a 500 server_error",
+	"seed-model-error":       "thrown arrives as a 500 server_error",
+	"codex-loop-model-error": "thrown arrives as a 500 server_error",
 	// The run ends on dropped connections: the error it ends with is the
 	// HTTP client's message, so the error message the loop appends (and
 	// its size) differ.
