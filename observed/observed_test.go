@@ -28,13 +28,15 @@ const (
 // a folder named for it.
 type suite struct {
 	agent string
+	// api is the wire API the agent speaks (its preset's).
+	api string
 	// sub is the agent's folder under testdata/cases and
 	// testdata/observed, empty for Claude Code.
 	sub string
 }
 
 // suites are the observed agents.
-var suites = []suite{{agent: observed.ClaudeCode}}
+var suites = []suite{{agent: observed.ClaudeCode, api: "messages"}, {agent: observed.Codex, api: "responses", sub: "codex"}}
 
 func (s suite) cases() string    { return filepath.Join(casesDir, s.sub) }
 func (s suite) observed() string { return filepath.Join(observedDir, s.sub) }
@@ -134,13 +136,15 @@ func TestCasesAreRecorded(t *testing.T) {
 }
 
 // Each agent's profile makes the requests the agent made: the same
-// answers in the same order, streaming or not, and the same number of
-// messages in each request. For Claude Code also the same max_tokens (in
-// a compaction request it appends its instruction to the last user
-// message where the loop adds a message of its own, so the loop's count
-// is one more). Codex names no output cap, and begins every conversation
-// with a message of its own (its environment) before the prompt: its
-// counts are compared as the growth from its first request. Where the
+// answers in the same order (a status as the agent's API writes it),
+// streaming or not, and the same number of messages in each request (in
+// a compaction request the agent's instruction joins the last user
+// message, Claude Code's as a block of it, Codex's as an item the server
+// groups with the tool results before it, where the loop adds a message
+// of its own, so the loop's count is one more). For Claude Code also the
+// same max_tokens. Codex names no output cap, and begins every
+// conversation with a message of its own (its environment) before the
+// prompt: its counts are compared as the growth from its first request. Where the
 // profile does not agree yet, the case says why (differs), and the test
 // checks that it still differs, so the note cannot outlive the
 // difference.
@@ -161,10 +165,10 @@ func TestProfileAgrees(t *testing.T) {
 			}
 			for i, r := range reqs {
 				n := r.Messages
-				if r.Purpose == loop.PurposeCompact && s.agent == observed.ClaudeCode {
+				if r.Purpose == loop.PurposeCompact {
 					n--
 				}
-				profile = append(profile, s.key(string(r.Purpose), r.MaxTokens, n-s.base(reqs[0].Messages), r.NonStreaming, labels[i]))
+				profile = append(profile, s.key(string(r.Purpose), r.MaxTokens, n-s.base(reqs[0].Messages), r.NonStreaming, scenarios.AnswerOn(s.api, labels[i])))
 			}
 			if c.Differs != "" {
 				assert.NotEqual(t, agent, profile, "listed as differing (%s), but the profile now agrees: drop differs", c.Differs)
