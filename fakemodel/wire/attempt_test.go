@@ -9,9 +9,10 @@ import (
 	"github.com/loopsim/loopsim/loop"
 )
 
-// A request carrying the messages of a failed one before it is its
-// retry; a new message, another purpose, an answered request or a
-// user's abort before it start again at 1.
+// A request carrying the messages of a failed one before it (and at
+// most the partial reply) is its retry; a new user message, another
+// purpose, an answered request or a user's abort before it start again
+// at 1.
 func TestAttempts(t *testing.T) {
 	req := func(answer string, fault loop.ErrorKind, purpose loop.Purpose, msgs, kept int, appended ...string) wire.Record {
 		return wire.Record{Purpose: purpose, Messages: msgs, Kept: kept, Appended: appended, Answer: answer, Fault: fault}
@@ -30,7 +31,9 @@ func TestAttempts(t *testing.T) {
 		req("text", "", m, 2, 2),
 		req("500", loop.KindServer, m, 2, 2),
 		req("text", "", m, 3, 2, "user:text"), // a message more
+		req("drop", loop.KindConnection, m, 3, 3),
+		req("text", "", m, 4, 3, "assistant:text"), // the partial reply resent: a retry
 	}
-	assert.Equal(t, []int{1, 2, 3, 1, 1, 1, 1, 1, 1, 2, 1, 1}, wire.Attempts(records))
+	assert.Equal(t, []int{1, 2, 3, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 2}, wire.Attempts(records))
 	assert.Empty(t, wire.Attempts(nil))
 }
