@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -39,6 +40,11 @@ type Incident struct {
 // IncidentTimeout is how long an incident's run may take by default.
 const IncidentTimeout = 2 * time.Minute
 
+// loopTimeout bounds the incidents whose agent loops ten requests a
+// second or more: half a minute shows the loop many times over and keeps
+// the fixture small.
+const loopTimeout = 30 * time.Second
+
 // The verdicts of an incident's run.
 const (
 	// VerdictReproduced: the run broke a rule of the incident (or missed
@@ -49,8 +55,32 @@ const (
 	VerdictNotReproduced = "not reproduced"
 )
 
+// The wire invariants (properties/wirecheck.InvariantNames) the incidents
+// name besides [InvariantBoundedCompaction]; TestIncidentsTable checks
+// each is one.
+const (
+	invariantBoundedRetries     = "bounded-retries"
+	invariantRetryAfterHonoured = "retry-after-honoured"
+	invariantFailureReported    = "failure-reported"
+	invariantSessionEnds        = "session-ends"
+)
+
 // incidents are the reported failures loopsim plays, by agent.
 var incidents = []Incident{
+	// A compaction followed by tool calls is progress to
+	// bounded-compaction, so a spiral of compactions between tool rounds
+	// shows as a session that never ends (session-ends): the twelve
+	// rounds take a correct agent a second or two of the thirty.
+	{Scenario: "codex-13279-compaction-death-spiral", Issue: "openai/codex#13279", Agent: "codex", ReportedOn: "Codex App 26.228.1430",
+		Rules: []string{InvariantBoundedCompaction, invariantSessionEnds}, Timeout: loopTimeout},
+	{Scenario: "codex-14120-compaction-leaves-context-full", Issue: "openai/codex#14120", Agent: "codex", ReportedOn: "0.112.0",
+		Rules: []string{InvariantBoundedCompaction, invariantSessionEnds}, Timeout: loopTimeout},
+	{Scenario: "codex-13271-compaction-request-too-long", Issue: "openai/codex#13271", Agent: "codex", ReportedOn: "0.107.0-alpha.3",
+		Rules: []string{InvariantBoundedCompaction, invariantFailureReported}, Wire: true},
+	{Scenario: "codex-19121-stream-disconnected", Issue: "openai/codex#19121", Agent: "codex", ReportedOn: "0.114.0",
+		Rules: []string{RuleRetriesWithoutBound, invariantBoundedRetries, invariantFailureReported, RuleHangsAfterFailure}},
+	{Scenario: "codex-23304-rate-limit-not-retried", Issue: "openai/codex#23304", Agent: "codex", ReportedOn: "0.130.0",
+		Rules: []string{invariantRetryAfterHonoured, invariantFailureReported}, Wire: true},
 	{Scenario: "gemini-cli-16213-compression-every-turn", Issue: "google-gemini/gemini-cli#16213", Agent: "gemini-cli",
 		Rules: []string{InvariantBoundedCompaction}},
 	{Scenario: "opencode-27924-compaction-loop", Issue: "anomalyco/opencode#27924", Agent: "opencode", ReportedOn: "1.14.50",
@@ -103,6 +133,12 @@ type IncidentRun struct {
 	Agent    string `json:"agent"`
 	// Version is the pinned version that ran.
 	Version string `json:"version"`
+	// API and Model are the API the agent spoke and the model it asked
+	// for (its first request's).
+	API   string `json:"api"`
+	Model string `json:"model"`
+	// ElapsedMS is the run's wall-clock time, in milliseconds.
+	ElapsedMS int64 `json:"elapsed_ms"`
 	// Requests are the requests the server saw, in order.
 	Requests []IncidentRequest `json:"requests"`
 	// Exit is the agent's exit status; -1 when it was killed.
@@ -125,18 +161,24 @@ type IncidentRun struct {
 
 // IncidentRequest is one request of an [IncidentRun]: its label (M:429,
 // C:text, ...), its output cap, size, number of messages and of tool
-// definitions, and when the
-// server's model was called and returned (milliseconds from the server's
-// start) with the retry-after its answer carried.
+// definitions, how it continued the request before (messages kept and
+// dropped, the shape of each appended one: wire.Record's), when it
+// arrived, and when the server's model was called and returned
+// (milliseconds from the server's start) with the retry-after its answer
+// carried.
 type IncidentRequest struct {
-	Label        string `json:"label"`
-	MaxTokens    int    `json:"max_tokens,omitempty"`
-	Messages     int    `json:"messages"`
-	Tools        int    `json:"tools"`
-	InputTokens  int    `json:"input_tokens"`
-	StartMS      int64  `json:"start_ms"`
-	EndMS        int64  `json:"end_ms"`
-	RetryAfterMS int    `json:"retry_after_ms,omitempty"`
+	Label        string   `json:"label"`
+	MaxTokens    int      `json:"max_tokens,omitempty"`
+	Messages     int      `json:"messages"`
+	Tools        int      `json:"tools"`
+	InputTokens  int      `json:"input_tokens"`
+	Kept         int      `json:"kept"`
+	Dropped      int      `json:"dropped"`
+	Appended     []string `json:"appended,omitempty"`
+	ArrivalMS    int64    `json:"arrival_ms"`
+	StartMS      int64    `json:"start_ms"`
+	EndMS        int64    `json:"end_ms"`
+	RetryAfterMS int      `json:"retry_after_ms,omitempty"`
 }
 
 // RunIncident runs the incident's scenario s with agent e (its preset and
@@ -150,10 +192,14 @@ func RunIncident(ctx context.Context, in Incident, s *scenarios.Scenario, e Entr
 		return IncidentRun{}, fmt.Errorf("incident %s: agent %s: %s", in.Scenario, e.Name, c.Error)
 	}
 	run := IncidentRun{Scenario: in.Scenario, Issue: in.Issue, Agent: e.Name, Version: e.Version,
-		Exit: c.Exit, FinalEvent: c.FinalEvent, TimedOut: c.TimedOut, TimeoutSeconds: in.limit().Seconds(),
-		Broken: nonNil(c.Broken)}
+		ElapsedMS: out.Elapsed.Milliseconds(), Exit: c.Exit, FinalEvent: c.FinalEvent, TimedOut: c.TimedOut,
+		TimeoutSeconds: in.limit().Seconds(), Broken: nonNil(c.Broken)}
+	if len(out.Records) > 0 {
+		run.API, run.Model = out.Records[0].API, out.Records[0].Model
+	}
 	for i, r := range out.Records {
-		req := IncidentRequest{Label: r.Label(), MaxTokens: r.MaxTokens, Messages: r.Messages, Tools: r.Tools, InputTokens: r.InputTokens}
+		req := IncidentRequest{Label: r.Label(), MaxTokens: r.MaxTokens, Messages: r.Messages, Tools: r.Tools, InputTokens: r.InputTokens,
+			Kept: r.Kept, Dropped: r.Dropped, Appended: r.Appended, ArrivalMS: r.Arrival.Milliseconds()}
 		if i < len(out.Calls) {
 			req.StartMS, req.EndMS = out.Calls[i].Start.Milliseconds(), out.Calls[i].End.Milliseconds()
 			req.RetryAfterMS = out.Calls[i].RetryAfterMS
@@ -167,13 +213,41 @@ func RunIncident(ctx context.Context, in Incident, s *scenarios.Scenario, e Entr
 	return run, nil
 }
 
+// MarshalFixture is the run as its fixture file holds it: indented JSON
+// with one request a line.
+func (r IncidentRun) MarshalFixture() ([]byte, error) {
+	head := r
+	head.Requests = nil
+	data, err := json.MarshalIndent(head, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("incident %s: %w", r.Scenario, err)
+	}
+	lines := make([]string, len(r.Requests))
+	for i, req := range r.Requests {
+		line, err := json.Marshal(req)
+		if err != nil {
+			return nil, fmt.Errorf("incident %s: request %d: %w", r.Scenario, i+1, err)
+		}
+		lines[i] = string(line)
+	}
+	list := "[]"
+	if len(lines) > 0 {
+		list = "[\n    " + strings.Join(lines, ",\n    ") + "\n  ]"
+	}
+	out := strings.Replace(string(data), `"requests": null`, `"requests": `+list, 1)
+	return []byte(out + "\n"), nil
+}
+
 // Rejudge judges the fixture again from what it recorded, as [Judge]
-// judged the live run: the rules broken and the verdict.
-func (r IncidentRun) Rejudge(in Incident) (broken []string, verdict string) {
-	out := &scenarios.AgentOutcome{Exit: r.Exit}
+// judged the live run of scenario s: the rules broken and the verdict.
+func (r IncidentRun) Rejudge(in Incident, s *scenarios.Scenario) (broken []string, verdict string) {
+	out := &scenarios.AgentOutcome{Scenario: s, Exit: r.Exit, LastOutput: r.FinalEvent,
+		Elapsed: time.Duration(r.ElapsedMS) * time.Millisecond}
 	for i, req := range r.Requests {
 		purpose, answer, _ := strings.Cut(req.Label, ":")
-		rec := wire.Record{Seq: i + 1, Answer: answer, MaxTokens: req.MaxTokens, Messages: req.Messages, Tools: req.Tools, InputTokens: req.InputTokens}
+		rec := wire.Record{Seq: i + 1, API: r.API, Model: r.Model, Answer: answer, MaxTokens: req.MaxTokens,
+			Messages: req.Messages, Tools: req.Tools, InputTokens: req.InputTokens, Kept: req.Kept, Dropped: req.Dropped,
+			Appended: nonNil(req.Appended), Arrival: time.Duration(req.ArrivalMS) * time.Millisecond}
 		switch purpose {
 		case "M":
 			rec.Purpose = loop.PurposeMain
@@ -184,11 +258,7 @@ func (r IncidentRun) Rejudge(in Incident) (broken []string, verdict string) {
 		out.Calls = append(out.Calls, scenarios.ModelCall{Start: time.Duration(req.StartMS) * time.Millisecond,
 			End: time.Duration(req.EndMS) * time.Millisecond, RetryAfterMS: req.RetryAfterMS})
 	}
-	limit := time.Duration(r.TimeoutSeconds * float64(time.Second))
-	if r.TimedOut {
-		out.Elapsed = limit // killed at its limit
-	}
-	broken = nonNil(Judge(out, r.TimedOut, limit))
+	broken = nonNil(Judge(out, r.TimedOut, time.Duration(r.TimeoutSeconds*float64(time.Second))))
 	return broken, in.Verdict(broken, slices.Equal(r.WireWant, r.WireGot))
 }
 

@@ -75,6 +75,22 @@ func TestIncidentVerdict(t *testing.T) {
 	assert.Equal(t, RuleHangsAfterFailure, RuleOf(RuleHangsAfterFailure+": no request for the last 60 s before the 120 s limit"))
 }
 
+// TestIncidentFixtureFormat: a fixture is written one request a line and
+// reads back equal.
+func TestIncidentFixtureFormat(t *testing.T) {
+	run := IncidentRun{Scenario: "s", Requests: []IncidentRequest{{Label: "M:429", RetryAfterMS: 1000}, {Label: "C:text", Messages: 3}},
+		Broken: []string{}, Verdict: VerdictNotReproduced}
+	data, err := run.MarshalFixture()
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "\n    {\"label\":\"M:429\",")
+	var back IncidentRun
+	require.NoError(t, json.Unmarshal(data, &back))
+	assert.Equal(t, run, back)
+	data, err = IncidentRun{Scenario: "none"}.MarshalFixture()
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"requests": []`)
+}
+
 // TestIncidentFixtures checks each recorded run without the agent: it was
 // the preset's pinned version, and judging what it recorded again gives
 // the rules it recorded and the verdict it states.
@@ -89,7 +105,9 @@ func TestIncidentFixtures(t *testing.T) {
 			assert.Equal(t, p.Name, run.Agent)
 			assert.Equal(t, p.Version, run.Version, "recorded against the pinned version")
 			require.NotEmpty(t, run.Requests, "the agent called the server")
-			broken, verdict := run.Rejudge(in)
+			s, err := scenarios.LoadFile(filepath.Join(incidentDir, in.Scenario+".yaml"))
+			require.NoError(t, err)
+			broken, verdict := run.Rejudge(in, s)
 			assert.Equal(t, run.Broken, broken, "the rules the recorded run breaks")
 			assert.Equal(t, run.Verdict, verdict)
 		})
@@ -122,10 +140,10 @@ func TestIncidentsForReal(t *testing.T) {
 			t.Logf("%s: exit %d, %s, %d requests, %v: %s", in.Scenario, run.Exit, run.FinalEvent, len(run.Requests), run.Broken, run.Verdict)
 			path := filepath.Join(incidentFixtures, in.Scenario+".json")
 			if *update {
-				data, err := json.MarshalIndent(run, "", "  ")
+				data, err := run.MarshalFixture()
 				require.NoError(t, err)
 				require.NoError(t, os.MkdirAll(incidentFixtures, 0o755))
-				require.NoError(t, os.WriteFile(path, append(data, '\n'), 0o644))
+				require.NoError(t, os.WriteFile(path, data, 0o644))
 				return
 			}
 			assert.Equal(t, loadFixture(t, in).Verdict, run.Verdict, "the verdict recorded in %s", path)
