@@ -102,16 +102,14 @@ const focusStyle = `<style>header, main > :not(section), main > section:not(#%s)
 // checkInBrowser opens each report in headless Chromium, once: the
 // report's script ran, nothing was logged on the console or written
 // into its error box, every table sorts both ways, and the screenshot
-// shows something. With -screenshots the pictures go to docs/img, with
-// one of a section alone where a report has one to show (r.focus).
-func checkInBrowser(t *testing.T, bin, dir string, reports []reportFixture) {
-	shots := dir
-	if *screenshots {
-		var err error
-		shots, err = filepath.Abs(screenshotDir)
-		require.NoError(t, err)
-		require.NoError(t, os.MkdirAll(shots, 0o755))
+// shows something. The pictures go to shots (dir when empty); with
+// -screenshots, also one of a section alone where a report has one to
+// show (r.focus).
+func checkInBrowser(t *testing.T, bin, dir, shots string, reports []reportFixture) {
+	if shots == "" {
+		shots = dir
 	}
+	require.NoError(t, os.MkdirAll(shots, 0o755))
 	for _, r := range reports {
 		t.Run(r.name, func(t *testing.T) {
 			doc, err := os.ReadFile(r.path)

@@ -98,6 +98,12 @@ func writeReports(t *testing.T, dir string) []reportFixture {
 // then, with LOOPSIM_BROWSER=1, each opens in headless Chromium
 // (checkInBrowser).
 func TestReportsHTML(t *testing.T) {
+	shots := "" // writeReports changes the working directory: docs/img found first
+	if *screenshots {
+		var err error
+		shots, err = filepath.Abs(screenshotDir)
+		require.NoError(t, err)
+	}
 	dir := t.TempDir()
 	reports := writeReports(t, dir)
 	for _, r := range reports {
@@ -110,7 +116,7 @@ func TestReportsHTML(t *testing.T) {
 		}
 	}
 	t.Run("browser", func(t *testing.T) {
-		checkInBrowser(t, chromium(t), dir, reports)
+		checkInBrowser(t, chromium(t), dir, shots, reports)
 	})
 }
 
