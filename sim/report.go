@@ -191,7 +191,7 @@ func (rep *Report) writeCalibration(md *markdown, labels []string) {
 	heldOut := slices.ContainsFunc(rep.Calibration, func(c CalibrationRow) bool { return c.HeldOut != nil })
 	head := []string{"figure", "README", "real (measured)", "simulated", "difference", "tolerance", "within"}
 	if heldOut {
-		head = append(head, "held out: mean |error|, in band")
+		head = append(head, "held out: mean abs. error, in band")
 	}
 	md.table(head, len(rep.Calibration), func(i int) []string {
 		c := rep.Calibration[i]

@@ -87,7 +87,8 @@ func TestCalibrateCrossValidates(t *testing.T) {
 	require.Equal(t, simExitOK, code, stderr)
 	summary, err := os.ReadFile(filepath.Join(sims, "summary.md"))
 	require.NoError(t, err)
-	assert.Contains(t, string(summary), "held out: mean |error|, in band")
+	assert.Contains(t, string(summary), "| held out: mean abs. error, in band |")
+	assert.Regexp(t, `\| output per call, median( \|[^|\n]*){6} \| \d+%, \d of 3 \|\n`, string(summary), "the held-out cell of a calibration row")
 	assert.Contains(t, string(summary), "Held out (leave-one-source-out over 3 sources")
 
 	one := t.TempDir()
