@@ -27,6 +27,7 @@ const checkExitInterrupted = simExitInterrupted
 
 // checkAgentUsage is check-agent's help, before its flags.
 const checkAgentUsage = `usage: simulate check-agent (--preset NAME [--cmd PATH] | --cmd 'COMMAND') [-api LIST] [-n N | -time BUDGET] [-seed S] [-out DIR] [flags]
+       simulate check-agent (--preset A [--cmd P] | --cmd 'C') (-against-preset B [-against-cmd P2] | -against-cmd 'C2' | -against-env K=V...) [-tolerance N] [flags]
 
 Property-based fault testing of an agent process over the wire
 (docs/check-agent.md): rapid draws fault schedules from the seed; each
@@ -52,7 +53,13 @@ every case played from the server's records, a trace (a timeline
 process) per case named by its seed and phase; the minimal schedule's
 last run is "seed S replay (minimal)" (docs/otel.md).
 
-Exit status: 0 when no violation was found (a flaky one is reported),
+A differential run (-against-*) plays the same schedules against a
+second agent (another agent, another version with -against-cmd, or the
+same one under -against-env settings) and reports the schedules where
+the outcomes differ (exit status, final event, request count beyond
+-tolerance), each re-run and shrunk to a minimal one the same way.
+
+Exit status: 0 when no violation (difference) was found (a flaky one is reported),
 3 when one was, 2 on bad input (an unknown preset, a missing binary, a
 bad flag, an agent that never calls the server), 130 when interrupted
 before a violation was found.
@@ -73,6 +80,15 @@ type checkAgentOptions struct {
 	inherit                          bool
 	// export writes every case played for -otlp, -otlp-endpoint, -timeline.
 	export *exportFlags
+	// the second agent of a differential run
+	againstPreset, againstCmd string
+	againstEnv                []string
+	tolerance                 int
+}
+
+// differential says whether a second agent was named.
+func (opt *checkAgentOptions) differential() bool {
+	return opt.againstPreset != "" || opt.againstCmd != "" || len(opt.againstEnv) > 0
 }
 
 // checkAgentFlags declares check-agent's flags into the options it
@@ -101,6 +117,12 @@ func checkAgentFlags(stderr io.Writer) (*flag.FlagSet, *checkAgentOptions) {
 	fs.Func("env", "set `NAME=VALUE` in the agent's environment (repeatable)", func(v string) error {
 		return addEnv(&opt.env, v)
 	})
+	fs.StringVar(&opt.againstPreset, "against-preset", "", "a differential run: the same schedules against this preset too (default: the first agent's preset when -against-cmd or -against-env is given)")
+	fs.StringVar(&opt.againstCmd, "against-cmd", "", "a differential run: the second agent's command (with a preset, its binary)")
+	fs.Func("against-env", "a differential run: set `NAME=VALUE` for the second agent, on top of -env (repeatable; alone: one agent under two settings)", func(v string) error {
+		return addEnv(&opt.againstEnv, v)
+	})
+	fs.IntVar(&opt.tolerance, "tolerance", 0, "a differential run: how many requests the two runs of a case may differ by")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, checkAgentUsage)
 		fs.PrintDefaults()
@@ -158,7 +180,18 @@ func runCheckAgent(args []string, stdout, stderr io.Writer) int {
 			checkHookProgress(p)
 		}
 	}
-	res, err := wirecheck.Search(ctx, wirecheck.Process(sub.agent), o, cfg)
+	var res *wirecheck.Result
+	if opt.differential() {
+		against, aerr := opt.againstSubject(sub)
+		if aerr != nil {
+			fmt.Fprintf(stderr, "check-agent: %v\n", aerr)
+			return exitBadInput
+		}
+		res, err = wirecheck.Differ(ctx, wirecheck.Process(sub.agent), wirecheck.Process(against.agent), o,
+			wirecheck.DiffConfig{SearchConfig: cfg, Tolerance: opt.tolerance, Against: against.name})
+	} else {
+		res, err = wirecheck.Search(ctx, wirecheck.Process(sub.agent), o, cfg)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "check-agent: %v\n", err)
 		return exitBadInput
@@ -241,6 +274,32 @@ func agentSubject(preset, command string, env []string, inherit bool) (checkSubj
 		sub = checkSubject{name: "cmd", agent: scenarios.Agent{Command: command}, model: wirecheck.DefaultModel}
 	}
 	sub.agent.Env, sub.agent.InheritEnv = env, inherit
+	return sub, nil
+}
+
+// againstSubject is the second agent of a differential run: the
+// -against-preset (else the first agent's preset) run from -against-cmd
+// (else, for the same preset, the first agent's binary), with -env and
+// then -against-env.
+func (opt *checkAgentOptions) againstSubject(first checkSubject) (checkSubject, error) {
+	preset, command := opt.againstPreset, opt.againstCmd
+	if preset == "" && first.preset != nil && (command == "" || strings.HasPrefix(command, "/") || !strings.Contains(command, " ")) {
+		preset = first.preset.Name
+	}
+	if command == "" && (preset == opt.preset) {
+		command = opt.command
+	}
+	env := append(append([]string(nil), opt.env...), opt.againstEnv...)
+	sub, err := agentSubject(preset, command, env, opt.inherit)
+	if err != nil {
+		return sub, fmt.Errorf("the second agent: %w", err)
+	}
+	switch {
+	case opt.againstCmd != "" && preset == opt.preset:
+		sub.name += "@" + filepath.Base(strings.Fields(opt.againstCmd)[0])
+	case len(opt.againstEnv) > 0 && sub.name == first.name:
+		sub.name += "+" + strings.Join(opt.againstEnv, "+")
+	}
 	return sub, nil
 }
 
@@ -401,11 +460,16 @@ func writeCheckSummary(w io.Writer, res *wirecheck.Result, paths []string) {
 	if res.Interrupted {
 		fmt.Fprintln(w, "interrupted: the report holds the cases that finished")
 	}
-	if len(res.Findings) == 0 {
+	if len(res.Findings) == 0 && res.Against != "" {
+		fmt.Fprintf(w, "no difference found between %s and %s\n", res.Agent, res.Against)
+	} else if len(res.Findings) == 0 {
 		fmt.Fprintln(w, "no violation found")
 	}
 	for _, f := range res.Findings {
 		kind := "VIOLATION"
+		if res.Against != "" {
+			kind = "DIFFERENCE"
+		}
 		if f.Flaky {
 			kind = "FLAKY (the re-run of the same schedule did not break it)"
 		}
@@ -422,7 +486,10 @@ func writeCheckSummary(w io.Writer, res *wirecheck.Result, paths []string) {
 			}
 		}
 		fmt.Fprintf(w, "the case: %s", f.Minimal.Case())
-		fmt.Fprintf(w, "the requests: %s\nexit %d, final event %q\n", strings.Join(f.Minimal.Requests, " "), f.Minimal.Exit, f.Minimal.FinalEvent)
+		fmt.Fprintf(w, "%s: %s\n  exit %d, final event %q\n", res.Agent, strings.Join(f.Minimal.Requests, " "), f.Minimal.Exit, f.Minimal.FinalEvent)
+		if a := f.Minimal.Against; a != nil {
+			fmt.Fprintf(w, "%s: %s\n  exit %d, final event %q\n", res.Against, strings.Join(a.Requests, " "), a.Exit, a.FinalEvent)
+		}
 		for _, r := range f.Replay {
 			fmt.Fprintf(w, "replay: %s\n", r)
 		}

@@ -148,3 +148,29 @@ func TestWithoutFlags(t *testing.T) {
 	assert.Equal(t, []string{"--cmd", "x", "-api", "chat"},
 		withoutFlags([]string{"--cmd", "x", "-seed", "4", "-n=9", "-api", "chat", "--out", "d", "-time", "1m"}, "seed", "n", "time", "out"))
 }
+
+// A differential run: the same schedules against two versions of one
+// agent (one retries three times, the other once) find a schedule where
+// their exits differ, shrunk; the agent against itself under another
+// setting differs in nothing.
+func TestCheckAgentDifferential(t *testing.T) {
+	bin := wireAgent(t)
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, "check-agent", "--cmd", bin, "-against-cmd", bin+" -max-retries 1", "-tolerance", "100",
+		"-n", "60", "-seed", "9", "-out", dir, "-timeout", "20s", "-retry-after", "0", "-api", "messages")
+	require.Equal(t, simExitViolations, code, "%s\n%s", out, errOut)
+	assert.Contains(t, out, "DIFFERENCE: exit")
+	res := readCheckReport(t, dir)
+	require.NotEmpty(t, res.Findings)
+	f := res.Findings[len(res.Findings)-1]
+	assert.False(t, f.Flaky)
+	require.NotNil(t, f.Minimal.Against)
+	assert.NotEqual(t, f.Minimal.Exit, f.Minimal.Against.Exit)
+	assert.LessOrEqual(t, f.Minimal.Faults, 1, "%+v", f.Minimal.Schedule)
+	assert.Equal(t, "cmd@wireagent", res.Against)
+
+	code, out, errOut = runCLI(t, "check-agent", "--cmd", bin, "-against-env", "LOOPSIM_UNUSED=1",
+		"-n", "4", "-seed", "9", "-out", t.TempDir(), "-timeout", "20s", "-retry-after", "0")
+	assert.Equal(t, exitPass, code, "%s\n%s", out, errOut)
+	assert.Contains(t, out, "no difference found between cmd and cmd+LOOPSIM_UNUSED=1")
+}

@@ -201,10 +201,10 @@ func (h *hunter) seed(seed uint64) (*Finding, error) {
 		c := h.gen.Draw(rt, "case")
 		st.calls++
 		phase := st.phase()
-		if !h.shouldPlay(st, phase) {
-			return
-		}
 		key := c.String()
+		if !h.shouldPlay(st, phase) || phase == PhaseReplay && key != st.best.Case().String() {
+			return // rapid's replay of another case than the minimal kept: confirmed below
+		}
 		cr, seen := st.tried[key]
 		if !seen || phase != PhaseShrink {
 			cr = h.try(h.ctx, c)
@@ -224,6 +224,14 @@ func (h *hunter) seed(seed uint64) (*Finding, error) {
 	})
 	if st.found == nil {
 		return nil, nil
+	}
+	if st.recheck != nil && slices.Equal(st.recheck.Broken, st.found.Broken) && st.replay == nil && h.ctx.Err() == nil {
+		// the minimal case played once more, to confirm it
+		cr := h.try(h.ctx, st.best.Case())
+		if h.ctx.Err() == nil {
+			cr.Seed, cr.Phase = seed, PhaseReplay
+			h.record(st, cr)
+		}
 	}
 	f := &Finding{Seed: seed, Broken: st.found.Broken, Found: *st.found, Minimal: *st.found, Shrinks: h.shrinks}
 	f.Flaky = st.recheck == nil || !slices.Equal(st.recheck.Broken, st.found.Broken)
