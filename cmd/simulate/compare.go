@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/loopsim/loopsim/htmlreport"
 	"github.com/loopsim/loopsim/reports"
 )
 
@@ -67,7 +68,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	regressions := cmp.Regressions(rules)
 	var figures []reports.Figure
 	if *out != "" {
-		if figures, err = writeComparison(cmp, regressions, *out, *plots); err != nil {
+		if figures, err = writeComparison(cmp, [2]*reports.Record{recs[0], recs[1]}, regressions, *out, *plots); err != nil {
 			fmt.Fprintf(stderr, "compare: %v\n", err)
 			return compareBadInput
 		}
@@ -109,8 +110,9 @@ the records are not comparable, or a flag is wrong.
 `
 
 // writeComparison writes the plots, compare.md, compare.json and
-// report.html to dir.
-func writeComparison(c *reports.Comparison, regressions []reports.Regression, dir string, plots bool) ([]reports.Figure, error) {
+// report.html (with the timelines of an episode under both records'
+// settings, recs' rows choosing it) to dir.
+func writeComparison(c *reports.Comparison, recs [2]*reports.Record, regressions []reports.Regression, dir string, plots bool) ([]reports.Figure, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("output folder: %w", err)
 	}
@@ -130,6 +132,16 @@ func writeComparison(c *reports.Comparison, regressions []reports.Regression, di
 	page, err := markdownPage(func(w io.Writer) error { return c.WriteMarkdown(w, figures) }, dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", reportHTML, err)
+	}
+	timelines, err := compareTimelines(c, recs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", reportHTML, err)
+	}
+	if len(timelines) > 0 {
+		sec := page.Section("Episode timelines")
+		sec.Blocks = append(append(sec.Blocks, htmlreport.Paragraph("An episode of each setting played by the base and by the candidate (the same seed), over simulated time: "+
+			"the iterations, the requests and the tool calls as bars, faults, retries, compactions, transitions and the terminal as marks, the context size above; "+
+			"hover for details, scroll sideways for the rest.")), timelines...)
 	}
 	if err := writePage(filepath.Join(dir, reportHTML), page); err != nil {
 		return nil, err

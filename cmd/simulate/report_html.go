@@ -2,14 +2,18 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/loopsim/loopsim/agents"
 	"github.com/loopsim/loopsim/htmlreport"
+	"github.com/loopsim/loopsim/reports"
 	"github.com/loopsim/loopsim/sim"
 )
 
@@ -176,4 +180,83 @@ func sequenceCell(c agents.Cell) htmlreport.Cell {
 		cell.Class += " bad"
 	}
 	return cell
+}
+
+// maxCompareTimelines caps the settings a comparison draws timelines for.
+const maxCompareTimelines = 2
+
+// compareTimelines are, for each of the first settings of a paired
+// comparison, one episode played under the base and under the
+// candidate, replayed from its seed: the first whose outcome changed
+// (failed in one, not the other), else the one whose request count
+// changed most (the lowest index among equals), of those whose traces
+// are short enough to draw.
+func compareTimelines(c *reports.Comparison, recs [2]*reports.Record) ([]htmlreport.Block, error) {
+	var out []htmlreport.Block
+	for i := range c.Settings[:min(len(c.Settings), maxCompareTimelines)] {
+		sc := &c.Settings[i]
+		if !sc.Paired {
+			continue
+		}
+		base, cand := recs[0].Setting(i), recs[1].Setting(i)
+		if len(base) != len(cand) {
+			continue
+		}
+		order := make([]int, len(base))
+		for j := range order {
+			order[j] = j
+		}
+		score := func(j int) int64 {
+			if base[j].Failed != cand[j].Failed {
+				return math.MaxInt64
+			}
+			return max(base[j].Requests-cand[j].Requests, cand[j].Requests-base[j].Requests)
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(score(b), score(a)) })
+		for _, j := range order[:min(len(order), 5)] {
+			if base[j].Seed != cand[j].Seed {
+				break
+			}
+			blocks, ok, err := pairTimelines(sc, base[j].Episode, base[j].Seed, score(j) == math.MaxInt64)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out = append(out, blocks...)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// pairTimelines replays episode index (seed) under sc's base and
+// candidate; ok is false when either trace is too long to draw.
+func pairTimelines(sc *reports.SettingComparison, index int64, seed uint64, changed bool) ([]htmlreport.Block, bool, error) {
+	why := "the episode whose request count changed most"
+	if changed {
+		why = "an episode that failed in one and not the other"
+	}
+	var out []htmlreport.Block
+	for _, side := range []struct {
+		name string
+		s    sim.Setting
+	}{{"base", sc.Base}, {"candidate", sc.Candidate}} {
+		res, _, err := sim.Replay(side.s, seed)
+		if err != nil {
+			return nil, false, fmt.Errorf("timeline of %s episode %d: %w", sc.Label, index, err)
+		}
+		if len(res.Trace) > maxTimelineEvents {
+			return nil, false, nil
+		}
+		end := string(res.Terminal)
+		if res.Halted {
+			end = "halted by the iteration limit"
+		}
+		tl := htmlreport.FromTrace(fmt.Sprintf("%s, %s: episode %d (%s): %s after %d iterations, %d requests",
+			sc.Label, side.name, index, why, end, res.Stats.Iterations, res.Stats.Requests), res.Trace)
+		tl.Note = fmt.Sprintf("Replay: go run ./cmd/simulate %s -replay %#x", side.s.ReplayFlags(), seed)
+		out = append(out, htmlreport.TimelineBlock(tl))
+	}
+	return out, true, nil
 }

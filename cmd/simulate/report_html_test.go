@@ -84,7 +84,8 @@ func writeReports(t *testing.T, dir string) []reportFixture {
 	return []reportFixture{
 		{name: "summary", path: filepath.Join(sum, reportHTML), focus: "Episode timelines", focusName: "timeline",
 			want: []string{"loopsim simulation", "Outcomes", `<figure class="plot"><svg`, "Episode timelines", `<svg class="tl-body"`}},
-		{name: "compare", path: filepath.Join(cmp, reportHTML), want: []string{"loopsim comparison", "stop_hook_block_cap: 8 -&gt; 0", `<figure class="plot"><svg`}},
+		{name: "compare", path: filepath.Join(cmp, reportHTML), focus: "Episode timelines", focusName: "timeline",
+			want: []string{"loopsim comparison", "stop_hook_block_cap: 8 -&gt; 0", `<figure class="plot"><svg`, "Episode timelines", `<svg class="tl-body"`, ", candidate: episode "}},
 		{name: "matrix", path: matrix, want: []string{"Released agents under faults", "rate-limited-forever", `<svg class="seq"`}},
 		{name: "check-agent", path: filepath.Join(ca, reportHTML), focus: "Findings", focusName: "finding",
 			want: []string{"check-agent: cmd", "Violation: retry-after-honoured (seed 3)", "The minimal schedule",
