@@ -250,7 +250,9 @@ func (fit *Fit) correct(w *fakemodel.Workload, sim *Figures) {
 	// the growth's tail (what a context grows by at its worst) weighs as
 	// much as its body: the spread follows p90 and p99 over the median
 	growth := func(f *Figures) *Sample { return &f.Growth }
-	tail := func(f *Figures) float64 { return math.Log(max(f.Growth.Quantile(0.99), 1) / max(f.Growth.Quantile(0.5), 1)) }
+	tail := func(f *Figures) float64 {
+		return math.Log(max(f.Growth.Quantile(0.99), 1) / max(f.Growth.Quantile(0.5), 1))
+	}
 	w.ToolResult.Sigma = min(max(w.ToolResult.Sigma*math.Sqrt(logRatio(growth)*ratio(tail(r), tail(sim))), 0.3), 4)
 	if r.CallsPerPrompt.N() > 0 {
 		w.Replies.Median = max(w.Replies.Median*ratio(r.CallsPerPrompt.Quantile(0.5), sim.CallsPerPrompt.Quantile(0.5)), 1)
