@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/loopsim/loopsim/loop"
 )
@@ -40,6 +41,11 @@ type Model struct {
 	// Messages. Off, a request's Messages are not kept (nil) and only
 	// its History is, so recording costs the same at any history length.
 	KeepMessages bool
+
+	// Hold makes a step's HoldMS hold the request: the model waits that
+	// long, or until the request's context ends, before it answers. The
+	// fake server's scenarios set it; in process it is off.
+	Hold bool
 
 	// Requests records every request received, in order, each with its
 	// own copy of the Tools slice (and of Messages with KeepMessages). A
@@ -142,7 +148,7 @@ func (m *Model) Stream(ctx context.Context, req loop.Request, yield func(loop.Bl
 		queueName = q.name
 	}
 	req.InputTokens += m.BaseTokens
-	window, cancel := m.Window, m.Cancel
+	window, cancel, hold := m.Window, m.Cancel, m.Hold
 	m.mu.Unlock()
 
 	stepErr := func(err error) error { return &StepError{Step: index, Err: err, Queue: queueName} }
@@ -158,6 +164,11 @@ func (m *Model) Stream(ctx context.Context, req loop.Request, yield func(loop.Bl
 			step = *step.Then
 		} else {
 			step = *step.Else
+		}
+	}
+	if hold && step.HoldMS > 0 {
+		if err := holdFor(ctx, time.Duration(step.HoldMS)*time.Millisecond); err != nil {
+			return loop.Response{}, err
 		}
 	}
 	p, err := play(step, req, number, window)
@@ -193,4 +204,16 @@ func (m *Model) Stream(ctx context.Context, req loop.Request, yield func(loop.Bl
 		return loop.Response{}, p.err
 	}
 	return p.resp, nil
+}
+
+// holdFor waits d, or until ctx ends (its error).
+func holdFor(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

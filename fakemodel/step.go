@@ -83,6 +83,8 @@ const Forever = -1
 // Bounds on the counts a step or an outcome may state. Sizes are bounded
 // by [loop.MaxTokenCount] and retry-afters by [loop.MaxRetryAfterMS].
 const (
+	// MaxHoldMS bounds HoldMS: an hour.
+	MaxHoldMS = 3_600_000
 	// MaxAfter bounds After: the content blocks one stream yields before
 	// it fails.
 	MaxAfter = 10_000
@@ -120,6 +122,12 @@ type Step struct {
 	Message string `json:"message,omitempty"`
 	// RetryAfterMS is the retry-after the fault carries, in milliseconds.
 	RetryAfterMS int `json:"retry_after_ms,omitempty"`
+	// HoldMS, over the wire, holds the request this long before it is
+	// answered: the server sends nothing, not even the response's
+	// headers, as a server that accepted the request and stalls (a
+	// client that gives up first finds its request gone). In process
+	// ([Model.Hold] off) it changes nothing. Any kind of step takes it.
+	HoldMS int `json:"hold_ms,omitempty"`
 	// After is how many content blocks a stream_error, connection_dropped,
 	// fallback_triggered or abort step yields before it fails; missing
 	// blocks are made up as text "chunk i".
@@ -246,7 +254,13 @@ func (s Step) validate(nested bool) error {
 	if err := s.validateRepeat(nested); err != nil {
 		return err
 	}
+	if s.HoldMS < 0 || s.HoldMS > MaxHoldMS {
+		return fmt.Errorf("hold_ms %d: must be 0 to %d (MaxHoldMS)", s.HoldMS, MaxHoldMS)
+	}
 	if s.If != nil {
+		if s.HoldMS != 0 {
+			return errors.New("hold_ms goes on the then or else step, not on the branch")
+		}
 		return s.validateBranch()
 	}
 	if s.Then != nil || s.Else != nil {

@@ -149,6 +149,7 @@ func (s *Scenario) Server(opts wire.Options) (*wire.Server, *fakemodel.Model, er
 // server is [Scenario.Server], with the model's calls timed.
 func (s *Scenario) server(opts wire.Options) (*wire.Server, *fakemodel.Model, *timedModel, error) {
 	model := s.scriptedModel(nil)
+	model.Hold = true // a step's hold_ms holds the request on the wire
 	opts.EventDelay = max(opts.EventDelay, time.Duration(s.EventDelayMS)*time.Millisecond)
 	opts.Models = append(append(slices.Clone(opts.Models), s.models()...), catalogModels()...)
 	timed := newTimedModel(model)

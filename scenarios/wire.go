@@ -47,7 +47,7 @@ var transitionAliases = map[string]loop.Transition{
 
 // answerWords are the answers a request entry may name besides an HTTP
 // status (see the fake server's records, fakemodel/wire.Record).
-var answerWords = []string{"text", "tool", "trunc", "empty", "malformed", "stream_error", "drop", "abort", "fault", "rejected"}
+var answerWords = []string{"text", "tool", "trunc", "empty", "malformed", "stream_error", "drop", "abort", "fault", "rejected", "gone"}
 
 // WireEntry is one entry of a request sequence: a request pattern
 // ("M:trunc", "C") or a transition.
