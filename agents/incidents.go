@@ -81,6 +81,8 @@ var incidents = []Incident{
 		Rules: []string{RuleRetriesWithoutBound, invariantBoundedRetries, invariantFailureReported, RuleHangsAfterFailure}},
 	{Scenario: "codex-23304-rate-limit-not-retried", Issue: "openai/codex#23304", Agent: "codex", ReportedOn: "0.130.0",
 		Rules: []string{invariantRetryAfterHonoured, invariantFailureReported}, Wire: true},
+	{Scenario: "codex-31376-no-header-timeout", Issue: "openai/codex#31376", Agent: "codex", ReportedOn: "0.154.0",
+		Rules: []string{invariantSessionEnds, RuleHangsAfterFailure}, Wire: true},
 	{Scenario: "gemini-cli-16213-compression-every-turn", Issue: "google-gemini/gemini-cli#16213", Agent: "gemini-cli",
 		Rules: []string{InvariantBoundedCompaction}},
 	{Scenario: "opencode-27924-compaction-loop", Issue: "anomalyco/opencode#27924", Agent: "opencode", ReportedOn: "1.14.50",
@@ -192,14 +194,14 @@ func RunIncident(ctx context.Context, in Incident, s *scenarios.Scenario, e Entr
 		return IncidentRun{}, fmt.Errorf("incident %s: agent %s: %s", in.Scenario, e.Name, c.Error)
 	}
 	run := IncidentRun{Scenario: in.Scenario, Issue: in.Issue, Agent: e.Name, Version: e.Version,
-		ElapsedMS: out.Elapsed.Milliseconds(), Exit: c.Exit, FinalEvent: c.FinalEvent, TimedOut: c.TimedOut,
+		ElapsedMS: out.Elapsed.Round(time.Millisecond).Milliseconds(), Exit: c.Exit, FinalEvent: c.FinalEvent, TimedOut: c.TimedOut,
 		TimeoutSeconds: in.limit().Seconds(), Broken: nonNil(c.Broken)}
 	if len(out.Records) > 0 {
 		run.API, run.Model = out.Records[0].API, out.Records[0].Model
 	}
 	for i, r := range out.Records {
 		req := IncidentRequest{Label: r.Label(), MaxTokens: r.MaxTokens, Messages: r.Messages, Tools: r.Tools, InputTokens: r.InputTokens,
-			Kept: r.Kept, Dropped: r.Dropped, Appended: r.Appended, ArrivalMS: r.Arrival.Milliseconds()}
+			Kept: r.Kept, Dropped: r.Dropped, Appended: r.Appended, ArrivalMS: r.Arrival.Round(time.Millisecond).Milliseconds()}
 		if i < len(out.Calls) {
 			req.StartMS, req.EndMS = out.Calls[i].Start.Milliseconds(), out.Calls[i].End.Milliseconds()
 			req.RetryAfterMS = out.Calls[i].RetryAfterMS
