@@ -37,8 +37,12 @@ func (r *run) loop(ctx context.Context, s State) *Result {
 		}
 		r.stats.Iterations++
 		emit(r, IterationStart{Iteration: r.stats.Iterations, Turn: s.TurnCount, Messages: len(s.Messages)})
-		// the transition's diff covers the whole iteration
-		r.iterStart = s
+		// the transition's diff covers the whole iteration; only a
+		// trace, an Observer or OnModelCall reads it (and a run that
+		// stops listening never starts again)
+		if r.listening() || r.cfg.OnModelCall != nil {
+			r.iterStart = s
+		}
 
 		// 2.1 prepare messages
 		limits := r.p.Limits(r.model)
@@ -76,7 +80,7 @@ func (r *run) loop(ctx context.Context, s State) *Result {
 		if out.apiError != nil || len(out.toolUses) == 0 {
 			s, res = r.stopBranch(ctx, s, mfq, out)
 		} else {
-			s, res = r.toolBranch(ctx, s, mfq, out)
+			res = r.toolBranch(ctx, &s, mfq, out)
 		}
 		if res != nil {
 			return res

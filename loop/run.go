@@ -236,17 +236,24 @@ func (r *run) advance(s State, t Transition, messages []Message, edit ...func(St
 // ID dropped (escalation, malformed tool use, empty reply): the reply never
 // enters the history, and the transition event names it.
 func (r *run) advanceDropping(s State, t Transition, messages []Message, dropped string, edit ...func(State) State) State {
-	next := s.after(t)
-	next.Messages = messages
+	r.advanceIn(&s, t, messages, dropped, edit...)
+	return s
+}
+
+// advanceIn is advanceDropping applied to *s in place: the turn's path
+// (next_turn) takes it to spare copies of the state, which holds
+// pointers.
+func (r *run) advanceIn(s *State, t Transition, messages []Message, dropped string, edit ...func(State) State) {
+	s.apply(t)
+	s.Messages = messages
 	for _, e := range edit {
-		next = e(next)
+		*s = e(*s)
 	}
 	if r.listening() {
-		r.changes = diffState(r.changes[:0], &r.iterStart, &next)
+		r.changes = diffState(r.changes[:0], &r.iterStart, s)
 		emit(r, TransitionEvent{Transition: t, Changes: r.changeLists.clone(r.changes), Dropped: dropped})
 	}
-	r.recordState(&next)
-	return next
+	r.recordState(s)
 }
 
 // apiErrorMessage is the assistant message that shows an error.

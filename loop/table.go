@@ -12,47 +12,52 @@ import (
 // value it computed (the escalated cap, the messages) are set by the
 // caller afterwards.
 func (s State) after(t Transition) State {
-	n := s
-	n.Transition = t
-	n.MaxOutputTokensOverride = 0
+	s.apply(t)
+	return s
+}
+
+// apply is [State.after] in place: it spares the loop a copy of the
+// state, which holds pointers, on every turn.
+func (s *State) apply(t Transition) {
+	s.Transition = t
+	s.MaxOutputTokensOverride = 0
 	if t != StopHookBlocking && t != NextTurn {
-		n.StopHookActive = false
+		s.StopHookActive = false
 	}
 	switch t {
 	case NextTurn:
-		n.MaxOutputTokensRecoveryCount = 0
-		n.HasAttemptedReactiveCompact = false
-		n.ReactiveCompactsInRow = 0
-		n.TurnCount++
-		n.StopHookBlocksInRow = 0
-		n.EscalatedThisStretch = false
-		n.MalformedToolUseRetries = 0
-		n.EmptyReplyRetries = 0
+		s.MaxOutputTokensRecoveryCount = 0
+		s.HasAttemptedReactiveCompact = false
+		s.ReactiveCompactsInRow = 0
+		s.TurnCount++
+		s.StopHookBlocksInRow = 0
+		s.EscalatedThisStretch = false
+		s.MalformedToolUseRetries = 0
+		s.EmptyReplyRetries = 0
 	case CollapseDrainRetry:
 	case ReactiveCompactRetry:
-		n.HasAttemptedReactiveCompact = true
-		n.ReactiveCompactsInRow++
-		n.AutoCompactTracking = nil
+		s.HasAttemptedReactiveCompact = true
+		s.ReactiveCompactsInRow++
+		s.AutoCompactTracking = nil
 	case MaxOutputTokensEscalate:
-		n.EscalatedThisStretch = true
+		s.EscalatedThisStretch = true
 	case MaxOutputTokensRecovery:
-		n.MaxOutputTokensRecoveryCount++
+		s.MaxOutputTokensRecoveryCount++
 	case StopHookBlocking:
-		n.MaxOutputTokensRecoveryCount = 0
-		n.StopHookActive = true
-		n.StopHookBlocksInRow++
+		s.MaxOutputTokensRecoveryCount = 0
+		s.StopHookActive = true
+		s.StopHookBlocksInRow++
 	case TokenBudgetContinuation:
-		n.MaxOutputTokensRecoveryCount = 0
-		n.HasAttemptedReactiveCompact = false
-		n.ReactiveCompactsInRow = 0
+		s.MaxOutputTokensRecoveryCount = 0
+		s.HasAttemptedReactiveCompact = false
+		s.ReactiveCompactsInRow = 0
 	case MalformedToolUseRetry:
-		n.MalformedToolUseRetries++
+		s.MalformedToolUseRetries++
 	case EmptyReplyRetry:
-		n.EmptyReplyRetries++
+		s.EmptyReplyRetries++
 	case StreamErrorRecovery:
-		n.MaxOutputTokensRecoveryCount++
+		s.MaxOutputTokensRecoveryCount++
 	}
-	return n
 }
 
 // reactiveAttempts is how many reactive compactions ran in this stretch,

@@ -13,7 +13,7 @@ import (
 const InputErrorResult = "Input error: the tool input is not valid JSON"
 
 // toolBranch is docs/spec.md §2.6: the reply has tool_use blocks.
-func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out streamOutcome) (State, *Result) {
+func (r *run) toolBranch(ctx context.Context, s *State, mfq []Message, out streamOutcome) *Result {
 	p := &r.p
 	emit(r, ToolBatch{ToolUses: out.toolUseIDs})
 	runs := r.runTools(ctx, out.toolUses)
@@ -42,10 +42,10 @@ func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out stream
 
 	if ctx.Err() != nil {
 		emit(r, Notice{Text: InterruptedNotice})
-		return s, r.finish(s, history, AbortedTools, InterruptedNotice)
+		return r.finish(*s, history, AbortedTools, InterruptedNotice)
 	}
 	if prevent {
-		return s, r.finish(s, history, HookStopped, "a tool hook prevented continuation")
+		return r.finish(*s, history, HookStopped, "a tool hook prevented continuation")
 	}
 	if t := s.AutoCompactTracking; t != nil && t.Compacted {
 		c := *t
@@ -61,10 +61,10 @@ func (r *run) toolBranch(ctx context.Context, s State, mfq []Message, out stream
 	}
 	if next := s.TurnCount + 1; p.MaxTurns > 0 && next > p.MaxTurns {
 		emit(r, Notice{Text: MaxTurnsNotice})
-		return s, r.finish(s, history, MaxTurns, MaxTurnsNotice)
+		return r.finish(*s, history, MaxTurns, MaxTurnsNotice)
 	}
-	n := r.advance(s, NextTurn, history)
-	return n, nil
+	r.advanceIn(s, NextTurn, history, "")
+	return nil
 }
 
 // toolOutcome is one call's outcome; ran is false for a call that never
