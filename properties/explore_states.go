@@ -53,24 +53,26 @@ type ExploreOptions struct {
 // state is first reached by a shortest script, so it is explored with
 // the largest remaining budget (depth - length) any script gives it, and
 // skipping a later script that reaches it loses no behaviour within the
-// depth. (A shorter script also has the tighter iteration bound, so
-// termination's bound, the one check that reads the script's length,
-// can only fail sooner on it.)
+// depth.
 //
 // The digest is taken over a canonical form of what can influence the
 // future (docs/model-checker.md argues each part): the request and the
-// iteration's states in full, message by message, but with every message
+// iteration's state in full, message by message, but with every message
 // and tool-use ID renamed to the order of its first appearance (the loop
 // and the fakes only compare IDs and make fresh ones, so no decision
 // depends on their spelling); the retry layer's counters in this send;
-// the iterations so far (the harness's iteration limit and
-// termination's bound read them); the fallback flag; the output total
-// where a token budget reads it; the fakes' cursors, counted only up to
-// the call from which their last outcome repeats; and what each
+// the iterations so far, or where only their slack against the
+// script's bound can decide (slackOnly), that slack, compared apart:
+// a state is merged only into one explored with no more slack; the
+// fallback flag; the output total where a token budget can still read
+// it; the fakes' cursors, counted only up to the call from which their
+// last outcome repeats; and what each
 // invariant remembers of the trace so far (its stretch counters, turn,
 // the iteration's failures and emitted errors, the messages that left
 // unaccounted). Left out, because no decision reads them: the number of
-// requests and of messages made, the retry delays and the jitter
+// requests and of messages made, the attempt's number, the rest of the
+// state the iteration started from (only its diff is recorded), the
+// auto-compact turn ID, the retry delays and the jitter
 // stream's position, and the model's request number (it only names
 // tool uses). A case with a tool-use summarizer is refused: its pending
 // summary is not exposed.
@@ -91,7 +93,10 @@ func ExploreStates(base Case, letters, forever []Letter, depth int, opts Explore
 	e := explorer{base: base, letters: letters, forever: forever, depth: depth}
 	stats := ExploreStats{Depth: depth}
 	taken := takenIDs(base.Initial)
-	seen := map[stateDigest]bool{}
+	spec := probeSpec{taken: taken, exactIterations: !slackOnly(base, depth)}
+	// seen holds, for each state explored, the least slack it was
+	// explored with
+	seen := map[stateDigest]int{}
 	steps := make([]fakemodel.Step, 0, len(letters)+len(forever))
 	for _, l := range append(letters[:len(letters):len(letters)], forever...) {
 		steps = append(steps, l.Step)
@@ -111,7 +116,7 @@ func ExploreStates(base Case, letters, forever []Letter, depth int, opts Explore
 		level := LevelStats{Length: length}
 		var next []word
 		stop := false
-		err := runBatches(base, steps, scripts, workers, taken, func(script word, o outcome) bool {
+		err := runBatches(base, steps, scripts, workers, spec, func(script word, o outcome) bool {
 			stats.Runs++
 			level.Runs++
 			if !visit(o.c, o.run) {
@@ -124,13 +129,14 @@ func ExploreStates(base Case, letters, forever []Letter, depth int, opts Explore
 				return true
 			}
 			level.RanOut++
-			if o.mergeable && seen[o.digest] {
+			slack := length + 1 - o.iterations
+			if least, ok := seen[o.digest]; o.mergeable && ok && least <= slack {
 				level.Merged++
 				stats.Scripts += e.continuations(length, false)
 				return true
 			}
 			if o.mergeable {
-				seen[o.digest] = true
+				seen[o.digest] = slack
 			}
 			level.States++
 			stats.Scripts++
@@ -195,6 +201,8 @@ type outcome struct {
 	// mergeable: digest holds the state (see stateProbe.take).
 	mergeable bool
 	digest    stateDigest
+	// iterations are the run's at the digest's call.
+	iterations int
 }
 
 // batchSize is how many runs are handed to use at a time; batchesAhead
@@ -219,7 +227,7 @@ type batch struct {
 // runBatches runs the scripts (spelled with steps) on base, workers at a time, and hands each
 // outcome to use in the scripts' order, from the calling goroutine, while
 // the workers go on with the next batches; use returns false to stop.
-func runBatches(base Case, steps []fakemodel.Step, scripts levelScripts, workers int, taken map[string]bool, use func(word, outcome) bool) error {
+func runBatches(base Case, steps []fakemodel.Step, scripts levelScripts, workers int, spec probeSpec, use func(word, outcome) bool) error {
 	type job struct {
 		b *batch
 		i int
@@ -231,7 +239,7 @@ func runBatches(base Case, steps []fakemodel.Step, scripts levelScripts, workers
 	for range workers {
 		wg.Go(func() {
 			for j := range jobs {
-				j.b.outs[j.i], j.b.errs[j.i] = probeRun(base, j.b.scripts[j.i].script(steps), taken)
+				j.b.outs[j.i], j.b.errs[j.i] = probeRun(base, j.b.scripts[j.i].script(steps), spec)
 				if j.b.left.Add(-1) == 0 {
 					close(j.b.done)
 				}
@@ -278,12 +286,35 @@ func runBatches(base Case, steps []fakemodel.Step, scripts levelScripts, workers
 	return nil
 }
 
-// probeRun runs one script with a state probe; taken are the starting
-// history's IDs (takenIDs), shared by every probe.
-func probeRun(base Case, script []fakemodel.Step, taken map[string]bool) (outcome, error) {
+// probeSpec is what every probe of an exploration shares.
+type probeSpec struct {
+	// taken are the starting history's IDs (takenIDs).
+	taken map[string]bool
+	// exactIterations: the digest holds the iterations.
+	exactIterations bool
+}
+
+// slackOnly reports whether, exploring base to depth, only the slack
+// between a run's iterations and its script's bound can decide anything:
+// the harness's limit is then the script's bound plus one (no
+// IterationLimit set, and no policy bound within depth+1), and
+// termination's bound the script's. Merging a state reached with more
+// slack into one explored with less is then sound: the runs agree event
+// for event until the one with less slack exceeds its bound, which
+// termination reports.
+func slackOnly(base Case, depth int) bool {
+	if base.IterationLimit != 0 {
+		return false
+	}
+	pb, ok := policyIterationBound(base.Policy)
+	return !ok || pb > depth+1
+}
+
+// probeRun runs one script with a state probe.
+func probeRun(base Case, script []fakemodel.Step, spec probeSpec) (outcome, error) {
 	c := base
 	c.Script = script
-	p := stateProbe{taken: taken}
+	p := stateProbe{taken: spec.taken, exactIterations: spec.exactIterations}
 	r, ranOut, err := c.execute(&p)
 	if err != nil {
 		return outcome{}, fmt.Errorf("explore %v: %w", stepNames(script), err)
@@ -294,5 +325,5 @@ func probeRun(base Case, script []fakemodel.Step, taken map[string]bool) (outcom
 	if ranOut && !p.took {
 		return outcome{}, fmt.Errorf("explore %v: the script ran out but no state digest was taken", stepNames(script))
 	}
-	return outcome{c: c, run: r, ranOut: ranOut, mergeable: p.mergeable, digest: p.digest}, nil
+	return outcome{c: c, run: r, ranOut: ranOut, mergeable: p.mergeable, digest: p.digest, iterations: p.iterations}, nil
 }

@@ -32,10 +32,14 @@ type stateProbe struct {
 	// nothing.
 	budget     bool
 	budgetDone float64
-	hooks      *fakemodel.StopHooks
-	fails      *fakemodel.StopFailureHooks
-	compact    *fakemodel.Compactor
-	digest     stateDigest
+	// exactIterations: hash the iterations (see slackOnly in
+	// ExploreStates); otherwise iterations holds them apart.
+	exactIterations bool
+	iterations      int
+	hooks           *fakemodel.StopHooks
+	fails           *fakemodel.StopFailureHooks
+	compact         *fakemodel.Compactor
+	digest          stateDigest
 	// took: the script ran out and the probe looked; mergeable: the
 	// call was a main request, so digest holds its state.
 	took, mergeable bool
@@ -156,6 +160,7 @@ func (p *stateProbe) take() {
 		return
 	}
 	p.mergeable = true
+	p.iterations = c.Stats.Iterations
 	w := canonWriter{names: map[string]int{}}
 	// the request
 	w.str(c.Request.Model)
@@ -163,20 +168,25 @@ func (p *stateProbe) take() {
 	w.strs(c.Request.Tools)
 	w.bools(c.Request.NonStreaming)
 	w.messages(c.Request.Messages)
-	// the retry layer
-	w.ints(c.Attempt, c.Retries, c.Overloads, c.Resends, c.ThinkingResends, c.StreamRetries)
-	// the states, with the budget tracker and the output total only while
-	// a token budget can still continue the run
+	// the retry layer (the attempt's number only labels events)
+	w.ints(c.Retries, c.Overloads, c.Resends, c.ThinkingResends, c.StreamRetries)
+	// the state, with the budget tracker and the output total only while
+	// a token budget can still continue the run; of the state the
+	// iteration started from, only what its transition's diff tells an
+	// invariant (the turn): the diff is all it is read for
 	live := p.budget && float64(c.OutputTotal) < p.budgetDone
-	w.state(c.Iteration, live)
 	w.state(c.State, live)
+	w.ints(c.Iteration.TurnCount)
 	w.bools(live)
 	if live {
 		w.ints(c.OutputTotal)
 	}
-	// the run: iterations (the harness's limit and termination's bound),
-	// the fallback
-	w.ints(c.Stats.Iterations)
+	// the iterations, where an absolute limit can read them (otherwise
+	// the explorer compares their slack against the script's length)
+	w.bools(p.exactIterations)
+	if p.exactIterations {
+		w.ints(c.Stats.Iterations)
+	}
 	w.bools(c.FellBack)
 	// the fakes' cursors, where they still decide
 	w.ints(hooksCursor(p.hooks), failsCursor(p.fails), compactCursor(p.compact))
