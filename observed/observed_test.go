@@ -82,7 +82,8 @@ func (s suite) observation(t *testing.T, c observed.Case) *observed.Observation 
 //	LOOPSIM_AGENT_CMD=/opt/claude-code/node_modules/.bin/claude go test ./observed -run Record -update -v -timeout 30m
 //	LOOPSIM_AGENT_CMD=/opt/agents/openai-codex-0.169.0/node_modules/.bin/codex go test ./observed -run 'TestRecord/codex/CASE' -count=1 -update
 //
-// Without -update the new observation must equal the recorded one.
+// Without -update the new observation must equal the recorded one, each
+// request's delay within a tolerance (delayTolerance).
 // Claude Code's cases run side by side; Codex's one at a time (its
 // back-offs are timed, and it is CPU heavy).
 func TestRecord(t *testing.T) {
@@ -111,10 +112,32 @@ func TestRecord(t *testing.T) {
 			}
 			want, err := observed.ReadObservation(path)
 			require.NoError(t, err)
+			wantDelays, gotDelays := takeDelays(want), takeDelays(got)
 			assert.Equal(t, want, got)
+			require.Len(t, gotDelays, len(wantDelays))
+			for i := range wantDelays {
+				assert.InDelta(t, wantDelays[i], gotDelays[i], delayTolerance(wantDelays[i]), "request %d: the delay before it (ms)", i+1)
+			}
 		})
 	}
 }
+
+// takeDelays removes the requests' delays from o and returns them: they
+// are measured on a clock, so a new recording matches the recorded one
+// only within delayTolerance.
+func takeDelays(o *observed.Observation) []float64 {
+	out := make([]float64, len(o.Requests))
+	for i := range o.Requests {
+		out[i] = float64(o.Requests[i].DelayMS)
+		o.Requests[i].DelayMS = 0
+	}
+	return out
+}
+
+// delayTolerance is how far a re-recorded delay may be from the recorded
+// one, in ms: the agent's jitter (a tenth either way for Codex) and the
+// machine's load, at least 300 ms.
+func delayTolerance(ms float64) float64 { return max(300, ms/4) }
 
 // Every case has a recorded observation of its agent's version, and its
 // scenario runs in process as it expects.
