@@ -125,8 +125,10 @@ type Step struct {
 	// HoldMS, over the wire, holds the request this long before it is
 	// answered: the server sends nothing, not even the response's
 	// headers, as a server that accepted the request and stalls (a
-	// client that gives up first finds its request gone). In process
-	// ([Model.Hold] off) it changes nothing. Any kind of step takes it.
+	// client that gives up first finds its request gone). The server
+	// answers one request at a time, so another request waits for the
+	// hold to end or its client to leave. In process ([Model.Hold] off)
+	// it changes nothing. Any kind of step takes it.
 	HoldMS int `json:"hold_ms,omitempty"`
 	// After is how many content blocks a stream_error, connection_dropped,
 	// fallback_triggered or abort step yields before it fails; missing
