@@ -13,8 +13,11 @@ import (
 // as the policy says, with simulated back-off drawn from the run's seeded
 // stream (never slept).
 type caller struct {
-	r   *run
-	rng *rand.Rand
+	r *run
+	// rng is the jitter stream, made from seed at the first draw: most
+	// runs never retry.
+	rng  *rand.Rand
+	seed uint64
 	// blocks collects what the model yields during one call; yield, made
 	// once per run, appends to it. It is reused from call to call: a
 	// call's blocks are copied out when it returns.
@@ -32,7 +35,7 @@ type caller struct {
 }
 
 func newCaller(r *run, seed uint64) *caller {
-	c := &caller{r: r, rng: rand.New(rand.NewPCG(seed, 0x6c6f6f7073696d))}
+	c := &caller{r: r, seed: seed}
 	c.yield = func(b Block) { c.blocks = append(c.blocks, b) }
 	return c
 }
@@ -152,6 +155,9 @@ func retryable(k ErrorKind) bool {
 // backoff is the simulated delay before retry k (1-based), in ms.
 func (c *caller) backoff(k, retryAfterMS int) int {
 	p := &c.r.p
+	if c.rng == nil {
+		c.rng = rand.New(rand.NewPCG(c.seed, 0x6c6f6f7073696d))
+	}
 	factor := 1 + c.rng.Float64()*p.BackoffJitter
 	c.draws++
 	if retryAfterMS > 0 && p.HonorRetryAfter {

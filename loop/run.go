@@ -65,6 +65,8 @@ type run struct {
 	changeLists chunks[FieldChange]
 	refLists    chunks[MessageRef]
 	changes     []FieldChange
+	// changesBuf holds changes: a transition changes a few fields.
+	changesBuf [8]FieldChange
 
 	compactor Compactor
 	snipper   Snipper
@@ -111,6 +113,7 @@ func Run(ctx context.Context, cfg Config, messages []Message) (*Result, error) {
 		r.estimator = CharEstimator{}
 	}
 	r.call = newCaller(r, cfg.Seed)
+	r.changes = r.changesBuf[:0]
 	if err := ValidateHistory(messages); err != nil {
 		return nil, fmt.Errorf("loop: starting history: %w", err)
 	}
