@@ -301,3 +301,19 @@ func TestBranches(t *testing.T) {
 	assert.ErrorAs(t, err, &se, "want a StepError about the window")
 	assert.ErrorContains(t, err, "Window", "want a StepError about the window")
 }
+
+// A step cut inside a block (cut_text) yields only its whole blocks; its
+// failure unwraps to the request error and carries the cut block.
+func TestCutInsideBlock(t *testing.T) {
+	m := &Model{Script: []Step{{Kind: ConnectionDropped, Text: "Looking.", After: 1, CutText: "The build"}}}
+	blocks, _, err := stream(t, m, req(10))
+	require.Len(t, blocks, 1)
+	assert.Equal(t, "Looking.", blocks[0].Text)
+	var re *loop.RequestError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, loop.KindConnection, re.Kind)
+	var cut *CutError
+	require.ErrorAs(t, err, &cut)
+	assert.Equal(t, loop.Block{Type: loop.BlockText, Text: "The build"}, cut.CutBlock())
+	assert.Error(t, Step{Kind: Reply, Text: "x", CutText: "y"}.Validate(), "only a failing stream is cut inside a block")
+}

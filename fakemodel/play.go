@@ -78,13 +78,20 @@ func play(s Step, req loop.Request, number, window int) (playback, error) {
 		if s.After > 0 {
 			msg = "connection dropped after " + blocksText(s.After)
 		}
-		return pl.streamed(pl.fault(loop.KindConnection, msg)), nil
+		if s.CutText != "" {
+			msg = "connection dropped inside a block after " + blocksText(s.After)
+		}
+		status := 0
+		if (s.After > 0 || s.CutText != "") && !pl.req.NonStreaming {
+			status = loop.StatusStreamBegun
+		}
+		return pl.cut(pl.streamed(pl.faultStatus(loop.KindConnection, status, msg))), nil
 	case InvalidRequest:
 		return pl.fault(loop.KindInvalidRequest, "invalid request"), nil
 	case OtherStatus:
 		return pl.faultStatus(loop.KindOther, s.Status, fmt.Sprintf("status %d", s.Status)), nil
 	case StreamError:
-		return pl.streamed(pl.fault(loop.KindStream, "error event after "+blocksText(s.After))), nil
+		return pl.cut(pl.streamed(pl.fault(loop.KindStream, "error event after "+blocksText(s.After)))), nil
 	case Abort:
 		return pl.streamed(playback{abort: true}), nil
 	case Thrown:
@@ -184,6 +191,17 @@ func (pl player) faultStatus(kind loop.ErrorKind, status int, msg string) playba
 // fault fails with the kind's own status (loop.ErrorKind.Status).
 func (pl player) fault(kind loop.ErrorKind, msg string) playback {
 	return pl.faultStatus(kind, kind.Status(), msg)
+}
+
+// cut wraps p's failure with the block the step is cut inside of, if it
+// has one.
+func (pl player) cut(p playback) playback {
+	if pl.s.CutText != "" {
+		if re, ok := p.err.(*loop.RequestError); ok {
+			p.err = &CutError{Err: re, Block: loop.Block{Type: loop.BlockText, Text: pl.s.CutText}}
+		}
+	}
+	return p
 }
 
 // streamed gives p the blocks the step streams before it ends.

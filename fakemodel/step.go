@@ -134,6 +134,11 @@ type Step struct {
 	// fallback_triggered or abort step yields before it fails; missing
 	// blocks are made up as text "chunk i".
 	After int `json:"after,omitempty"`
+	// CutText is the text of a block a connection_dropped or stream_error
+	// step is cut inside of, after its After blocks: over the wire its
+	// start and this text go out, never its end; the loop never receives
+	// it (an unfinished block is not part of the reply).
+	CutText string `json:"cut_text,omitempty"`
 
 	// Repeat answers this many requests with the step (0 and 1 mean
 	// once); [Forever] answers every request from then on.
@@ -213,10 +218,10 @@ var allowedFields = map[Kind][]string{
 	FallbackTriggered: append(append([]string(nil), streamFields...), "message"),
 	RateLimited:       faultFields,
 	ServerError:       append([]string{"status"}, faultFields...),
-	ConnectionDropped: append(append([]string(nil), streamFields...), "message"),
+	ConnectionDropped: append(append([]string(nil), streamFields...), "message", "cut_text"),
 	InvalidRequest:    faultFields,
 	OtherStatus:       append([]string{"status"}, faultFields...),
-	StreamError:       append(append([]string(nil), streamFields...), "message"),
+	StreamError:       append(append([]string(nil), streamFields...), "message", "cut_text"),
 	Abort:             streamFields,
 	Thrown:            {"message"},
 }
@@ -241,6 +246,7 @@ func (s Step) setFields() []string {
 	add(s.Message != "", "message")
 	add(s.RetryAfterMS != 0, "retry_after_ms")
 	add(s.After != 0, "after")
+	add(s.CutText != "", "cut_text")
 	return out
 }
 

@@ -660,6 +660,17 @@ func TestClaudeCodeFallbackAndResends(t *testing.T) {
 			assert.Equal(t, 64_000, r.MaxTokens, "request %+v is not the non-streaming attempt", r)
 		}
 	})
+	t.Run("a drop after the response began goes non-streaming once its retries are spent, with none left (observed)", func(t *testing.T) {
+		// the sequence shows a drop by its status: 200 once the response
+		// began, none (connection) before it or without streaming
+		mid := fakemodel.Step{Kind: fakemodel.ConnectionDropped, CutText: "The build", Repeat: fakemodel.Forever}
+		res, model := ccRun(t, fixture{script: []fakemodel.Step{mid}}, "fallback", "false", "api_retries", "2")
+		checkSeq(t, res, "M:200 → M:200 → M:200 → M:connection", loop.APIError)
+		assert.True(t, model.Requests[3].NonStreaming, "the fourth request is the non-streaming attempt")
+		before := fakemodel.Step{Kind: fakemodel.ConnectionDropped, Repeat: fakemodel.Forever}
+		res, _ = ccRun(t, fixture{script: []fakemodel.Step{before}}, "fallback", "false", "api_retries", "2")
+		checkSeq(t, res, "M:connection → M:connection → M:connection", loop.APIError)
+	})
 	t.Run("the non-streaming budget is the retry budget less one (observed at 2, 4, 10)", func(t *testing.T) {
 		for _, n := range []int{1, 2, 4} {
 			res, _ := ccRun(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.StreamError}, {Kind: fakemodel.ServerError, Repeat: fakemodel.Forever}}},

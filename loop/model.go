@@ -116,9 +116,12 @@ var ErrorKinds = []ErrorKind{
 
 // RequestError is a failed model request.
 type RequestError struct {
-	Kind    ErrorKind `json:"kind"`
-	Status  int       `json:"status,omitempty"`
-	Message string    `json:"message"`
+	Kind ErrorKind `json:"kind"`
+	// Status is the HTTP status the failure came with; a dropped
+	// connection has 0 before any response and 200 once the response
+	// had begun (a stream cut by the drop).
+	Status  int    `json:"status,omitempty"`
+	Message string `json:"message"`
 	// RetryAfterMS is the server's retry-after, in milliseconds, if sent.
 	RetryAfterMS int `json:"retry_after_ms,omitempty"`
 }
@@ -130,6 +133,11 @@ func (e *RequestError) Error() string {
 	}
 	return fmt.Sprintf("%s: %s", e.Kind, e.Message)
 }
+
+// StatusStreamBegun is the Status of a [RequestError] of kind connection
+// whose connection dropped after the response had begun (HTTP 200 and
+// some of the stream received).
+const StatusStreamBegun = 200
 
 // PromptTooLongError is the 400 the API returns for an over-long prompt.
 func PromptTooLongError(tokens, maximum int) *RequestError {

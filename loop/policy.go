@@ -250,12 +250,18 @@ type Policy struct {
 	// NonStreamingOnDrop also gives a dropped connection the
 	// non-streaming attempt, once its retries are used up.
 	NonStreamingOnDrop bool `json:"non_streaming_on_drop"`
+	// NonStreamingOnMidStreamDrop gives the non-streaming attempt, once
+	// its retries are used up, to a connection that dropped after the
+	// response had begun (a [RequestError] of kind connection with Status
+	// 200), not to one that dropped before any response.
+	NonStreamingOnMidStreamDrop bool `json:"non_streaming_on_mid_stream_drop"`
 	// NonStreamingRetries is the non-streaming attempt's own retry budget
 	// for 429, 500, 529 and dropped connections, counted from the switch.
 	NonStreamingRetries int `json:"non_streaming_retries" range:"0,100"`
 	// NonStreamingRetriesFromAPI makes the non-streaming attempt's retry
-	// budget follow the user's retry budget: APIRetries - 1 (the request
-	// that switched counts as one), instead of NonStreamingRetries.
+	// budget what is left of the user's: APIRetries - 1 (the switch
+	// counts as one retry) less the retries the streaming attempt spent,
+	// at least 0, instead of NonStreamingRetries.
 	NonStreamingRetriesFromAPI bool `json:"non_streaming_retries_from_api"`
 	// NonStreamingMaxTokens caps max_tokens of a non-streaming retry.
 	NonStreamingMaxTokens int `json:"non_streaming_max_tokens" range:"1,10000000"`
@@ -448,15 +454,6 @@ func (p Policy) Limits(m ModelInfo) Limits {
 		WarningThreshold:     auto - p.WarningBuffer,
 		BlockingLimit:        eff - p.BlockingBuffer,
 	}
-}
-
-// NonStreamingBudget is the non-streaming attempt's retry budget:
-// NonStreamingRetries, or APIRetries - 1 with NonStreamingRetriesFromAPI.
-func (p Policy) NonStreamingBudget() int {
-	if p.NonStreamingRetriesFromAPI {
-		return max(p.APIRetries-1, 0)
-	}
-	return p.NonStreamingRetries
 }
 
 // MaxTokens is the output cap of an ordinary request to model m.

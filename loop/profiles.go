@@ -110,6 +110,9 @@ func ClaudeCode() Policy {
 	p.InvalidRequestResends = 5
 	p.NonStreamingFallback = true
 	p.NonStreamingOnDrop = false
+	// observed (drop-inside-text-*): a drop after the stream began
+	// switches once its retries are spent, with none left
+	p.NonStreamingOnMidStreamDrop = true
 	// observed (stream-error-then-500s*): 1, 3 and 9 non-streaming
 	// retries at CLAUDE_CODE_MAX_RETRIES 2, 4 and 10
 	p.NonStreamingRetries = 9

@@ -77,8 +77,8 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 			return blocks, resp, fallbackError(re, overloads)
 		}
 		budget := p.APIRetries
-		if req.NonStreaming {
-			budget = p.NonStreamingBudget()
+		if req.NonStreaming && !p.NonStreamingRetriesFromAPI {
+			budget = p.NonStreamingRetries
 		}
 		switch {
 		case re.Kind == KindOverloaded && req.Purpose == PurposeMain && !fallbackReady &&
@@ -100,9 +100,14 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 			}
 			c.cut = true
 			return blocks, resp, err
-		case (re.Kind == KindStream || re.Kind == KindConnection && p.NonStreamingOnDrop) && p.NonStreamingFallback && !req.NonStreaming:
+		case (re.Kind == KindStream || re.Kind == KindConnection && (p.NonStreamingOnDrop || p.NonStreamingOnMidStreamDrop && re.Status == StatusStreamBegun)) &&
+			p.NonStreamingFallback && !req.NonStreaming:
 			req.NonStreaming = true
-			retries = 0
+			if p.NonStreamingRetriesFromAPI {
+				retries++ // the switch spends a retry of the one budget
+			} else {
+				retries = 0
+			}
 			req.MaxTokens = min(req.MaxTokens, p.NonStreamingMaxTokens)
 			emit(c.r, Retry{Attempt: attempt + 1, Reason: re.Kind, NonStreaming: true})
 			continue

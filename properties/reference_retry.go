@@ -59,13 +59,16 @@ func apiRetryable(k loop.ErrorKind) bool {
 // The rules, from docs/profile-claude-code.md §7 and docs/spec.md §2.3:
 //   - 429, 500, 529 and dropped connections are retried, up to
 //     p.APIRetries retries per request, and up to p.NonStreamingRetries
-//     (p.APIRetries - 1 with p.NonStreamingRetriesFromAPI)
+//     (with p.NonStreamingRetriesFromAPI what is left of p.APIRetries:
+//     less one for the switch and the streaming attempt's retries)
 //     once the request went non-streaming;
 //   - with no fallback to switch to, p.OverloadedGiveUpAfter
 //     consecutive 529s end the request (observed of the released agent);
 //   - an error event mid-stream (and, with p.NonStreamingOnDrop, a
 //     dropped connection once its retries are used up) gets one
-//     non-streaming attempt when p.NonStreamingFallback is on;
+//     non-streaming attempt when p.NonStreamingFallback is on (the
+//     failures here are kinds only, so a drop is one before any
+//     response, which p.NonStreamingOnMidStreamDrop leaves alone);
 //   - with p.StreamErrorRecovery (observed of the released agent), an
 //     error event after content on a streaming attempt gets no
 //     non-streaming attempt: after thinking blocks only the request is
@@ -82,7 +85,7 @@ func apiRetryable(k loop.ErrorKind) bool {
 //   - anything else ends the request with that failure.
 func RetryLayer(p loop.Policy, hasFallback, fellBack bool, failures []loop.ErrorKind) RetryResult {
 	res := RetryResult{FellBack: fellBack}
-	retries, resends, overloads, nonStreaming, thinking := 0, 0, 0, false, 0
+	retries, resends, overloads, nonStreaming, thinking, spent := 0, 0, 0, false, 0, 0
 	for _, k := range failures {
 		if k == loop.KindOverloaded {
 			overloads++
@@ -100,7 +103,7 @@ func RetryLayer(p loop.Policy, hasFallback, fellBack bool, failures []loop.Error
 		case k == loop.KindOverloaded && !canSwitch && p.OverloadedGiveUpAfter > 0 && overloads >= p.OverloadedGiveUpAfter:
 			res.Failed = k
 			return res
-		case apiRetryable(k) && retries < budget(p, nonStreaming):
+		case apiRetryable(k) && retries < budget(p, nonStreaming, spent):
 			retries++
 			res.Actions = append(res.Actions, "retry "+string(k))
 		case (k == CutAfterContent || k == CutAfterThinking) && p.StreamErrorRecovery && !nonStreaming:
@@ -113,7 +116,7 @@ func RetryLayer(p loop.Policy, hasFallback, fellBack bool, failures []loop.Error
 			return res
 		case (streamError(k) || k == loop.KindConnection && p.NonStreamingOnDrop) && p.NonStreamingFallback && !nonStreaming:
 			nonStreaming = true
-			retries = 0
+			spent, retries = retries, 0
 			name := k
 			if streamError(k) {
 				name = loop.KindStream
@@ -131,10 +134,11 @@ func RetryLayer(p loop.Policy, hasFallback, fellBack bool, failures []loop.Error
 }
 
 // budget is the retry budget of a streaming or a non-streaming attempt.
-func budget(p loop.Policy, nonStreaming bool) int {
+// spent is the retries the streaming attempt used before the switch.
+func budget(p loop.Policy, nonStreaming bool, spent int) int {
 	if nonStreaming {
 		if p.NonStreamingRetriesFromAPI {
-			return max(p.APIRetries-1, 0)
+			return max(p.APIRetries-1-spent, 0)
 		}
 		return p.NonStreamingRetries
 	}
@@ -170,7 +174,7 @@ func (h Happened) Attempts(p loop.Policy) []loop.ErrorKind {
 	if h.Reply != ReplyAPIError {
 		return h.Failures
 	}
-	n := 2*(max(p.APIRetries, budget(p, true))+1) + p.FallbackAfter529s
+	n := 2*(max(p.APIRetries, budget(p, true, 0))+1) + p.FallbackAfter529s
 	out := make([]loop.ErrorKind, 0, len(h.Failures)+n)
 	out = append(out, h.Failures...)
 	for range n {

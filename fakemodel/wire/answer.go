@@ -37,7 +37,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, api API, d *Dec
 		h.writeError(w, api, &Failure{Err: a.Err, RequestID: id})
 		return
 	}
-	if a.Outcome == OutcomeDrop && len(a.Blocks) == 0 {
+	if a.Outcome == OutcomeDrop && len(a.Blocks) == 0 && a.Cut == nil {
 		panic(http.ErrAbortHandler)
 	}
 	hdr := w.Header()

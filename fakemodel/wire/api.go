@@ -128,6 +128,12 @@ type Decoded struct {
 	Extra any
 }
 
+// CutOpen is implemented by a model's failure that came inside a block
+// (fakemodel.CutError): CutBlock is that block as far as it was streamed.
+type CutOpen interface {
+	CutBlock() loop.Block
+}
+
 // Outcome is how the model answered one request.
 type Outcome int
 
@@ -158,6 +164,11 @@ type Answer struct {
 	Outcome Outcome
 	// Blocks are the content blocks the model produced.
 	Blocks []loop.Block
+	// Cut, on a failure (OutcomeError, OutcomeDrop), is a block the
+	// stream was cut inside of, after Blocks: a streamed answer sends its
+	// start and its text so far, never its end. Nil when the failure came
+	// between blocks.
+	Cut *loop.Block
 	// Response is the reply's stop reason and usage (OutcomeReply).
 	Response loop.Response
 	// Err is the failure the model played (OutcomeError, OutcomeDrop).

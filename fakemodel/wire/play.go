@@ -33,6 +33,11 @@ func (h *Handler) play(ctx context.Context, api API, d *Decoded) *Answer {
 	h.abort, h.aborted = nil, false
 
 	a := &Answer{Seq: rec.Seq, Blocks: blocks, Response: resp}
+	var cut CutOpen
+	if err != nil && d.Stream && errors.As(err, &cut) {
+		b := cut.CutBlock()
+		a.Cut = &b
+	}
 	var re *loop.RequestError
 	switch {
 	case err == nil:
@@ -51,7 +56,7 @@ func (h *Handler) play(ctx context.Context, api API, d *Decoded) *Answer {
 	case errors.As(err, &re) && re.Kind == loop.KindConnection:
 		a.Outcome, a.Err = OutcomeDrop, re
 		rec.Answer, rec.Fault = "drop", re.Kind
-		if d.Stream && len(blocks) > 0 {
+		if d.Stream && (len(blocks) > 0 || a.Cut != nil) {
 			rec.Status = 200
 			rec.Blocks = len(blocks)
 		}

@@ -28,6 +28,7 @@ func failure(err error, chunks int, resp *http.Response) error {
 	if re != nil {
 		if re.Kind == loop.KindConnection && chunks > 0 {
 			re.Message = fmt.Sprintf("the connection dropped after %d stream chunks: %s", chunks, re.Message)
+			re.Status = loop.StatusStreamBegun
 		}
 		return re
 	}

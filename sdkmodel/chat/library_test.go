@@ -10,7 +10,7 @@ import (
 
 // wireLimits are the scenarios whose traces differ over the Chat
 // Completions wire, and why: each plays something the wire cannot
-// carry. All six differ over the Messages API's wire too (sdkmodel's
+// carry. The first six differ over the Messages API's wire too (sdkmodel's
 // list).
 var wireLimits = map[string]string{
 	// image_size is a check a client makes before sending; over the wire
@@ -33,6 +33,10 @@ var wireLimits = map[string]string{
 	// HTTP client's message, so the error message the loop appends (and
 	// its size) differ.
 	"cc-drops-never-go-non-streaming": "ends on a dropped connection: the HTTP client's message",
+	// A chat stream has no block ends: the text a dropped connection cut
+	// arrives as content, a block the loop counts as received before
+	// the drop (in process the cut block never arrives).
+	"cc-drop-mid-stream-goes-non-streaming": "the text a drop cut arrives as a received block",
 }
 
 // Every scenario of the library gives the same trace when the loop

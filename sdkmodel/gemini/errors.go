@@ -25,6 +25,7 @@ func failure(err error, status, chunks int) error {
 	if re := Classify(err, status); re != nil {
 		if re.Kind == loop.KindConnection && chunks > 0 {
 			re.Message = fmt.Sprintf("the connection dropped after %d stream chunks: %s", chunks, re.Message)
+			re.Status = loop.StatusStreamBegun
 		}
 		return re
 	}

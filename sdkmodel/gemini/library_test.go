@@ -43,6 +43,10 @@ var wireLimits = map[string]string{
 	// in process the cut input gets an input-error result without running
 	// it (an agent's own input validation refuses the empty args).
 	"cc-truncated-mid-tool-input": "a function call cut by max tokens arrives with args {}: the tool runs",
+	// Gemini's parts have no block ends: the text a dropped connection cut
+	// arrives as content, a block the loop counts as received before
+	// the drop (in process the cut block never arrives).
+	"cc-drop-mid-stream-goes-non-streaming": "the text a drop cut arrives as a received block",
 }
 
 // Every scenario of the library gives the same trace when the loop

@@ -20,6 +20,7 @@ func failure(err error, events int) error {
 	if re := Classify(err); re != nil {
 		if re.Kind == loop.KindConnection && events > 0 {
 			re.Message = fmt.Sprintf("the connection dropped after %d stream events: %s", events, re.Message)
+			re.Status = loop.StatusStreamBegun
 		}
 		return re
 	}

@@ -233,6 +233,13 @@ func (API) Stream(s *wire.Stream, d *wire.Decoded, a *wire.Answer) {
 			}
 		}
 	}
+	if a.Cut != nil {
+		// a block the failure came inside of: its text so far (a chat
+		// stream has no block ends, so it reads as content)
+		for _, p := range wire.Pieces(a.Cut.Text) {
+			w.send(delta{Content: &p}, nil)
+		}
+	}
 	switch a.Outcome {
 	case wire.OutcomeReply:
 		finish := FinishReason(a.Response.StopReason)

@@ -194,6 +194,13 @@ func (a API) Stream(s *wire.Stream, d *wire.Decoded, ans *wire.Answer) {
 		s.Flush()
 		return
 	}
+	if ans.Cut != nil {
+		// a block the failure came inside of: its text so far (a part has
+		// no end of its own, so it reads as content)
+		for _, piece := range wire.Pieces(ans.Cut.Text) {
+			chunks = append(chunks, part{Text: &piece})
+		}
+	}
 	for _, p := range chunks {
 		s.Event("", chunk([]part{p}))
 	}

@@ -74,7 +74,8 @@ func (API) Reply(d *wire.Decoded, a *wire.Answer) any { return message(d, a, tru
 // ping, each block (content_block_start, its deltas, content_block_stop),
 // then for a reply message_delta (stop reason, usage) and message_stop,
 // for an error the error event. A tool_use cut in its input by the error
-// that follows it is left open: no content_block_stop.
+// that follows it is left open: no content_block_stop; so is a block the
+// failure came inside of (wire.Answer.Cut).
 func (API) Stream(s *wire.Stream, d *wire.Decoded, a *wire.Answer) {
 	start := message(d, a, false)
 	start.Usage.OutputTokens = min(start.Usage.OutputTokens, 1)
@@ -82,6 +83,9 @@ func (API) Stream(s *wire.Stream, d *wire.Decoded, a *wire.Answer) {
 	s.Event("ping", map[string]any{"type": "ping"})
 	for i, b := range a.Blocks {
 		streamBlock(s, i, b, !(a.Outcome == wire.OutcomeError && i == len(a.Blocks)-1 && wire.CutToolUse(b)))
+	}
+	if a.Cut != nil {
+		streamBlock(s, len(a.Blocks), *a.Cut, false)
 	}
 	switch a.Outcome {
 	case wire.OutcomeReply:

@@ -83,3 +83,17 @@ func TestTruncatedToolUseInput(t *testing.T) {
 	assert.Empty(t, msg.Content[1].Input)
 	assert.Equal(t, "max_tokens", msg.StopReason)
 }
+
+// A connection dropped inside a text block (cut_text) streams
+// message_start, the block's start and its text so far, then drops: no
+// content_block_stop, no message_delta.
+func TestDropInsideTextBlock(t *testing.T) {
+	srv, _ := serve(t, wire.Options{}, fakemodel.Step{Kind: fakemodel.ConnectionDropped, CutText: "The build starts with"})
+	resp := post(t, srv.URL, request(true, userText("go")))
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	events, _ := readEvents(t, resp.Body)
+	assert.Equal(t, []string{"message_start", "ping", "content_block_start", "content_block_delta"}, names(events))
+	assert.Equal(t, "The build starts with", events[3].Data["delta"].(map[string]any)["text"])
+	assert.Equal(t, []string{"M:drop"}, wire.Labels(srv.Requests()))
+}

@@ -24,7 +24,8 @@ func (e *events) send(typ string, fields map[string]any) {
 // each block's item events, then response.completed or
 // response.incomplete for a reply, response.failed for an error (a tool
 // call the failure cut is left open: its arguments' deltas, no done
-// events), nothing more for a drop or an abort.
+// events; so is a block the failure came inside of, wire.Answer.Cut),
+// nothing more for a drop or an abort.
 func (a API) Stream(s *wire.Stream, d *wire.Decoded, ans *wire.Answer) {
 	e := &events{s: s}
 	e.send("response.created", map[string]any{"response": response(d, ans, statusInProgress, nil)})
@@ -40,6 +41,9 @@ func (a API) Stream(s *wire.Stream, d *wire.Decoded, ans *wire.Answer) {
 		if !open {
 			done = append(done, item(ans.Seq, i, b, st))
 		}
+	}
+	if ans.Cut != nil {
+		e.item(ans.Seq, len(ans.Blocks), *ans.Cut, statusInProgress, true)
 	}
 	switch ans.Outcome {
 	case wire.OutcomeReply:
@@ -62,7 +66,7 @@ func (a API) Stream(s *wire.Stream, d *wire.Decoded, ans *wire.Answer) {
 }
 
 // item writes one output item's events: added, its content's deltas and
-// done events, and done, unless it is left open.
+// done events, and done; an item left open stops after its deltas.
 func (e *events) item(seq, i int, b loop.Block, status string, open bool) {
 	id := started(seq, i, b).ID
 	e.send("response.output_item.added", map[string]any{"output_index": i, "item": started(seq, i, b)})
@@ -85,6 +89,9 @@ func (e *events) item(seq, i int, b loop.Block, status string, open bool) {
 		e.send("response.content_part.added", with(part, "part", outputText("")))
 		for _, p := range wire.Pieces(b.Text) {
 			e.send("response.output_text.delta", with(with(part, "delta", p), "logprobs", []any{}))
+		}
+		if open {
+			return
 		}
 		e.send("response.output_text.done", with(with(part, "text", b.Text), "logprobs", []any{}))
 		e.send("response.content_part.done", with(part, "part", outputText(b.Text)))
