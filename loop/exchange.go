@@ -42,6 +42,11 @@ const (
 	// TailHalf keeps the newest rounds until they make up more than half
 	// the size of all the rounds.
 	TailHalf TailRule = "half"
+	// TailHalfCapped keeps as TailHalf does, but never more rounds than
+	// TailHalf keeps of as many rounds of equal size: a heavy newest round
+	// is kept alone, a heavy oldest round does not make every other round
+	// kept.
+	TailHalfCapped TailRule = "half_capped"
 	// TailNone keeps nothing: every round is summarised.
 	TailNone TailRule = "none"
 )
@@ -49,21 +54,38 @@ const (
 // halfTail is how many of the newest rounds of msgs make up more than half
 // the size (in tokens) of all its rounds; a leading prompt (or summary),
 // the messages before the first reply, is not counted. [tailStart] still
-// leaves the oldest round to be summarised.
-func halfTail(msgs []Message) int {
+// leaves the oldest round to be summarised. With capped, the count is at
+// most the one for as many rounds of equal size.
+func halfTail(msgs []Message, capped bool) int {
 	starts := Exchanges(msgs)
 	if len(msgs) > 0 && msgs[0].Role != RoleAssistant {
 		starts = starts[1:] // the prompt, not a round
 	}
 	sizes := make([]int, len(starts))
-	total := 0
 	for i, st := range starts {
 		end := len(msgs)
 		if i+1 < len(starts) {
 			end = starts[i+1]
 		}
 		sizes[i] = SumTokens(msgs[st:end])
-		total += sizes[i]
+	}
+	n := newestHalf(sizes)
+	if capped {
+		equal := make([]int, len(sizes))
+		for i := range equal {
+			equal[i] = 1
+		}
+		n = min(n, newestHalf(equal))
+	}
+	return n
+}
+
+// newestHalf is how many of the newest sizes make up more than half their
+// total (all of them when none do, as for an empty list).
+func newestHalf(sizes []int) int {
+	total := 0
+	for _, s := range sizes {
+		total += s
 	}
 	kept := 0
 	for k := len(sizes) - 1; k >= 0; k-- {

@@ -20,7 +20,7 @@ func rounds(promptTokens, n, roundTokens int) []Message {
 
 // keptRounds is how many rounds a compaction under the half rule keeps.
 func keptRounds(msgs []Message) int {
-	return (len(msgs) - tailStart(msgs, halfTail(msgs))) / 2
+	return (len(msgs) - tailStart(msgs, halfTail(msgs, true))) / 2
 }
 
 // The released agent kept, after 2, 3, 4, 5, 6, 8, 9 and 11 rounds of one
@@ -40,10 +40,25 @@ func TestHalfTailKeepsWhatTheAgentKept(t *testing.T) {
 func TestHalfTailWeighsBySize(t *testing.T) {
 	msgs := rounds(100, 4, 90)
 	msgs[len(msgs)-1].Tokens = 1000
-	assert.Equal(t, 1, halfTail(msgs))
+	assert.Equal(t, 1, halfTail(msgs, false))
 	assert.Equal(t, 1, keptRounds(msgs))
 	// a conversation that starts with a reply has no prompt to leave out
-	assert.Equal(t, 3, halfTail(rounds(100, 4, 90)[1:]))
-	assert.Equal(t, 2, halfTail(rounds(100, 3, 90)[1:]))
-	assert.Equal(t, 0, halfTail(nil))
+	assert.Equal(t, 3, halfTail(rounds(100, 4, 90)[1:], false))
+	assert.Equal(t, 2, halfTail(rounds(100, 3, 90)[1:], false))
+	assert.Equal(t, 0, halfTail(nil, false))
+}
+
+// Capped, a large oldest round does not make every newer round kept: no
+// more are kept than of rounds of equal size (the released agent kept 3
+// of 5 rounds with the oldest twenty times the others'; observed
+// compact-reactive-5-rounds-big-oldest), while a large newest round is
+// still kept alone (compact-reactive-5-rounds-big-newest).
+func TestHalfTailCapped(t *testing.T) {
+	oldest := rounds(100, 5, 90)
+	oldest[2].Tokens = 2000
+	assert.Equal(t, 5, halfTail(oldest, false), "by size every round")
+	assert.Equal(t, 3, halfTail(oldest, true), "capped at the count for equal rounds")
+	newest := rounds(100, 5, 90)
+	newest[len(newest)-1].Tokens = 2000
+	assert.Equal(t, 1, halfTail(newest, true))
 }

@@ -268,8 +268,8 @@ func (r *run) autoCompact(ctx context.Context, s *State, mfq []Message, snipFree
 func (r *run) compact(ctx context.Context, s *State, trigger, tailAs CompactTrigger, mfq []Message, count int) ([]Message, []string, int, error) {
 	tail := r.p.PreserveTailExchanges
 	switch {
-	case tailAs == TriggerReactive && r.p.ReactiveTail == TailHalf:
-		tail = halfTail(mfq)
+	case tailAs == TriggerReactive && (r.p.ReactiveTail == TailHalf || r.p.ReactiveTail == TailHalfCapped):
+		tail = halfTail(mfq, r.p.ReactiveTail == TailHalfCapped)
 	case tailAs == TriggerAuto && r.p.LaterAutoTail == TailNone && len(mfq) > 0 && mfq[0].CompactSummary:
 		tail = 0 // a later auto-compaction summarises everything
 	}

@@ -106,11 +106,12 @@ type Policy struct {
 	PreserveTailExchanges int `json:"preserve_tail_exchanges" range:"0,1000"`
 	// ReactiveTail is what a reactive compaction keeps verbatim:
 	// exchanges (the seed: the newest PreserveTailExchanges rounds, as an
-	// auto-compaction) or half (claude-code, as observed: the newest rounds
-	// until they make up more than half the size of all the rounds, the
-	// prompt or summary before them not counted; the oldest round is always
-	// summarised).
-	ReactiveTail TailRule `json:"reactive_tail" oneof:"exchanges,half"`
+	// auto-compaction), half (the newest rounds until they make up more
+	// than half the size of all the rounds, the prompt or summary before
+	// them not counted; the oldest round is always summarised) or
+	// half_capped (claude-code, as observed: as half, but never more
+	// rounds than half keeps of as many rounds of equal size).
+	ReactiveTail TailRule `json:"reactive_tail" oneof:"exchanges,half,half_capped"`
 	// LaterAutoTail is what an auto-compaction of a conversation that
 	// begins with an earlier compaction's summary keeps verbatim: exchanges
 	// (the seed: the newest PreserveTailExchanges rounds, as the first) or

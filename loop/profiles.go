@@ -84,8 +84,9 @@ func ClaudeCode() Policy {
 	// the effective window and only lowers the threshold
 	p.AutoCompactPercentLowersOnly = true
 	// a reactive compaction keeps about half the rounds (kept after 2, 3,
-	// 4, 5, 6, 8, 9, 11 rounds: 1, 2, 3, 3, 4, 5, 5, 6)
-	p.ReactiveTail = TailHalf
+	// 4, 5, 6, 8, 9, 11 rounds: 1, 2, 3, 3, 4, 5, 5, 6), by size, but no
+	// more than for rounds of equal size (compact-reactive-5-rounds-big-*)
+	p.ReactiveTail = TailHalfCapped
 	// an auto-compaction after an earlier compaction keeps nothing
 	p.LaterAutoTail = TailNone
 	p.RapidRefillWindow = 2

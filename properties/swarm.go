@@ -112,7 +112,7 @@ func PolicyGen(base loop.Policy) *rapid.Generator[loop.Policy] {
 		flip(&p.ReactiveOwnsOverflow, "reactive_owns_overflow")
 		num(&p.MinExchangesToCompact, "min_exchanges_to_compact", 0, 3)
 		num(&p.PreserveTailExchanges, "preserve_tail_exchanges", 0, 3)
-		p.ReactiveTail = rapid.SampledFrom([]loop.TailRule{loop.TailExchanges, loop.TailHalf}).Draw(t, "reactive_tail")
+		p.ReactiveTail = rapid.SampledFrom([]loop.TailRule{loop.TailExchanges, loop.TailHalf, loop.TailHalfCapped}).Draw(t, "reactive_tail")
 		p.LaterAutoTail = rapid.SampledFrom([]loop.TailRule{loop.TailExchanges, loop.TailNone}).Draw(t, "later_auto_tail")
 		num(&p.RapidRefillWindow, "rapid_refill_window", 0, 3)
 		num(&p.RapidRefillTrip, "rapid_refill_trip", 1, 4)
