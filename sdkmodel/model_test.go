@@ -220,7 +220,7 @@ func TestConnectionFailures(t *testing.T) {
 		var re *loop.RequestError
 		require.ErrorAs(t, err, &re)
 		assert.Equal(t, loop.KindConnection, re.Kind)
-		assert.Zero(t, re.Status)
+		assert.Equal(t, loop.StatusStreamBegun, re.Status, "the response had begun")
 		assert.Contains(t, re.Message, "after 4 stream events")
 		assert.Equal(t, []loop.Block{{Type: loop.BlockText, Text: "partial"}}, blocks)
 		assert.Len(t, s.received(), 1)
