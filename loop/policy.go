@@ -259,10 +259,12 @@ type Policy struct {
 	// NonStreamingRetries is the non-streaming attempt's own retry budget
 	// for 429, 500, 529 and dropped connections, counted from the switch.
 	NonStreamingRetries int `json:"non_streaming_retries" range:"0,100"`
-	// NonStreamingRetriesFromAPI makes the non-streaming attempt's retry
-	// budget what is left of the user's: APIRetries - 1 (the switch
-	// counts as one retry) less the retries the streaming attempt spent,
-	// at least 0, instead of NonStreamingRetries.
+	// NonStreamingRetriesFromAPI makes the non-streaming attempt retry
+	// within the streaming attempt's budget instead of NonStreamingRetries:
+	// the switch spends one retry of APIRetries, and the non-streaming
+	// attempt has what is left (APIRetries - 1 after a switch at once,
+	// none after a streaming attempt spent them all); its back-off goes on
+	// from the retries spent.
 	NonStreamingRetriesFromAPI bool `json:"non_streaming_retries_from_api"`
 	// NonStreamingMaxTokens caps max_tokens of a non-streaming retry.
 	NonStreamingMaxTokens int `json:"non_streaming_max_tokens" range:"1,10000000"`
