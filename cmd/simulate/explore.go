@@ -36,8 +36,8 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	profile := fs.String("profile", "claude-code", "the policy profile to explore ("+strings.Join(loop.Profiles(), ", ")+")")
-	depth := fs.Int("depth", 4, "the longest fault script, 0 to 6, or to 8 with -deep (claude-code: depth 4 takes seconds of CPU, 5 half a minute, 6 nearly four minutes, each more about 6 times longer)")
-	deep := fs.Bool("deep", false, "allow -depth 7 and 8 (claude-code: a quarter of an hour and nearly two hours of CPU; see docs/model-checker.md)")
+	depth := fs.Int("depth", 4, "the longest fault script, 0 to 6, or to 8 with -deep (claude-code: depth 4 takes seconds of CPU, 5 half a minute, 6 nearly three minutes, each more about 5 times longer)")
+	deep := fs.Bool("deep", false, "allow -depth 7 and 8 (claude-code: some 14 minutes and over an hour of CPU; see docs/model-checker.md)")
 	seed := fs.Uint64("seed", 0, "the seed of the loop's retry jitter")
 	env := fs.String("env", "all", "the environment: plain, hostile or all")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "scripts run at once")
@@ -52,7 +52,7 @@ a script whose state a shorter or equal script already reached
 (properties.ExploreStates says why that loses nothing). A line per
 script length goes to stderr as it finishes; the table of scripts run,
 distinct states and seconds per length to stdout. -depth 7 and 8 take
-from a quarter of an hour to hours of CPU and need -deep
+from ten minutes to over an hour of CPU and need -deep
 (docs/model-checker.md has the figures). A violation no known finding
 explains stops the exploration: its script is shrunk and printed as a
 scenario file.
