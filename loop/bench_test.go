@@ -41,6 +41,8 @@ func (constTools) Run(context.Context, loop.ToolCall) (loop.ToolOutcome, error) 
 // collector), and allocs/turn and B/turn.
 //
 //	go test ./loop -run X -bench 'BenchmarkTurn' -cpu 1 -count 6
+//
+// docs/testing.md ("The turn's cost") keeps the figures measured with it.
 func BenchmarkTurn(b *testing.B) { benchmarkTurn(b, true, nil) }
 
 // BenchmarkTurnTraced is BenchmarkTurn with the trace kept, as Run's
