@@ -14,7 +14,9 @@ import (
 // A broken agent is found, its finding re-run (real), shrunk to at most
 // three faults, and the minimal replayed; every case is in the result.
 func TestSearchFindsAndShrinks(t *testing.T) {
-	o := Options{MaxRetries: 3, RetryAfters: []time.Duration{0, 30 * time.Millisecond}, Name: "broken"}
+	// the broken agent does not wait, so a long retry-after costs nothing
+	// and keeps its immediate retry far from the slack on a loaded machine
+	o := Options{MaxRetries: 3, RetryAfters: []time.Duration{0, time.Second}, Name: "broken"}
 	var progress []Progress
 	res, err := Search(context.Background(), InProcess(testAgent{maxRetries: 3, breaks: "retry-after-honoured"}.run), o,
 		SearchConfig{Seed: 7, Cases: 100, Progress: func(p Progress) { progress = append(progress, p) }})
