@@ -85,17 +85,20 @@ func (a Agent) Run(ctx context.Context, t Task) error {
 	if a.Breaks == "max-tokens-within-model" {
 		maxTokens = t.Model.MaxOutputTokens + 1
 	}
-	retries, compacted, lastInput := 0, false, 0
+	// since counts the main replies since the last compaction; -1 before
+	// the first
+	retries, compacted, lastInput, since := 0, false, 0, -1
 	for turn := 0; turn < 20; turn++ {
 		if lastInput >= t.Model.ContextWindow*9/10 {
+			if since == 1 && a.Breaks != "bounded-compaction" {
+				// the broken agent does not stop: it compacts after every reply
+				return fmt.Errorf("the context is near the window again one reply after a compaction (%d input tokens): compacting frees nothing", lastInput)
+			}
 			// near the window: compact before the next request
 			if history, err = a.compact(ctx, m, t, history, maxTokens); err != nil {
 				return err
 			}
-			if a.Breaks != "bounded-compaction" {
-				lastInput = 0 // the broken agent forgets to: it compacts again and again
-			}
-			compacted = true
+			lastInput, compacted, since = 0, true, 0
 			continue
 		}
 		if a.Breaks == "session-ends" && turn == 1 {
@@ -131,7 +134,7 @@ func (a Agent) Run(ctx context.Context, t Task) error {
 				if compacted {
 					return fmt.Errorf("the context still overflows after a compaction: %w", err)
 				}
-				compacted = true
+				compacted, since = true, 0
 				if history, err = a.compact(ctx, m, t, history, maxTokens); err != nil {
 					return err
 				}
@@ -143,6 +146,12 @@ func (a Agent) Run(ctx context.Context, t Task) error {
 			return err
 		}
 		retries, compacted, lastInput = 0, false, resp.Usage.InputTokens
+		if since >= 0 {
+			since++
+		}
+		if a.Breaks == "bounded-compaction" {
+			lastInput = t.Model.ContextWindow // it compacts after every reply
+		}
 		reply := loop.Message{Role: loop.RoleAssistant, Blocks: blocks, StopReason: resp.StopReason}
 		var results []loop.Block
 		for _, b := range blocks {
