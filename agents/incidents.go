@@ -67,10 +67,11 @@ const (
 
 // incidents are the reported failures loopsim plays, by agent.
 var incidents = []Incident{
-	// A compaction followed by tool calls is progress to
-	// bounded-compaction, so a spiral of compactions between tool rounds
-	// shows as a session that never ends (session-ends): the twelve
-	// rounds take a correct agent a second or two of the thirty.
+	// A compaction followed by two tool rounds or more is progress to
+	// bounded-compaction, so #13279's spiral (two rounds between
+	// compactions) shows as a session that never ends (session-ends): the
+	// twelve rounds take a correct agent a second or two of the thirty.
+	// #14120's (a compaction after every round) breaks both.
 	{Scenario: "codex-13279-compaction-death-spiral", Issue: "openai/codex#13279", Agent: "codex", ReportedOn: "Codex App 26.228.1430",
 		Rules: []string{InvariantBoundedCompaction, invariantSessionEnds}, Timeout: loopTimeout},
 	{Scenario: "codex-14120-compaction-leaves-context-full", Issue: "openai/codex#14120", Agent: "codex", ReportedOn: "0.112.0",

@@ -93,7 +93,9 @@ func TestIncidentFixtureFormat(t *testing.T) {
 
 // TestIncidentFixtures checks each recorded run without the agent: it was
 // the preset's pinned version, and judging what it recorded again gives
-// the rules it recorded and the verdict it states.
+// the rules it recorded and the verdict it states. With -update it
+// writes the re-judged rules and verdict into the fixture instead (after
+// a rule changed; the recorded requests stay as they are).
 func TestIncidentFixtures(t *testing.T) {
 	for _, in := range Incidents() {
 		t.Run(in.Scenario, func(t *testing.T) {
@@ -108,6 +110,13 @@ func TestIncidentFixtures(t *testing.T) {
 			s, err := scenarios.LoadFile(filepath.Join(incidentDir, in.Scenario+".yaml"))
 			require.NoError(t, err)
 			broken, verdict := run.Rejudge(in, s)
+			if *update {
+				run.Broken, run.Verdict = broken, verdict
+				data, err := run.MarshalFixture()
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(filepath.Join(incidentFixtures, in.Scenario+".json"), data, 0o644))
+				return
+			}
 			assert.Equal(t, run.Broken, broken, "the rules the recorded run breaks")
 			assert.Equal(t, run.Verdict, verdict)
 		})

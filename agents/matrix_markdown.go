@@ -95,7 +95,7 @@ func writeRules(b *strings.Builder, judgedBy string) {
 		}
 		return
 	}
-	fmt.Fprintf(b, "\nRules: the wire invariants of `simulate check-agent` (docs/check-agent.md), under the matrix's limits: more than %d failed requests in a row break bounded-retries, more than %d compaction requests without progress bounded-compaction, a request more than %s sooner than a retry-after retry-after-honoured, a cell killed at its time limit session-ends.\n\n",
+	fmt.Fprintf(b, "\nRules: the wire invariants of `simulate check-agent` (docs/check-agent.md), under the matrix's limits: more than %d failed requests in a row break bounded-retries, more than %d compaction requests in a row without progress (at most one main reply since the one before each) bounded-compaction, a request more than %s sooner than a retry-after retry-after-honoured, a cell killed at its time limit session-ends.\n\n",
 		StormFailures, LoopCompactions, RetryAfterSlack)
 	for _, name := range wirecheck.InvariantNames() {
 		fmt.Fprintf(b, "- **%s**: %s\n", name, wirecheck.Rule(name))

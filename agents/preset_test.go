@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var update = flag.Bool("update", false, "rewrite the presets' golden files under testdata/")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/: the presets', and the incident fixtures' re-judged rules and verdicts")
 
 // testBase is the server URL the goldens are rendered for.
 const testBase = "http://127.0.0.1:PORT"

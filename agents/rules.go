@@ -37,8 +37,9 @@ const InvariantBoundedCompaction = "bounded-compaction"
 // (Claude Code's is 10, Codex's 4 or 5 a layer).
 const StormFailures = 20
 
-// LoopCompactions is how many compaction requests without progress make
-// a compaction loop in a cell (bounded-compaction): a session of a few
+// LoopCompactions is how many compaction requests in a row without
+// progress (at most one main reply since the one before each) make a
+// compaction loop in a cell (bounded-compaction): a session of a few
 // messages needs one.
 const LoopCompactions = 3
 

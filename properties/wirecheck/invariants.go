@@ -75,7 +75,7 @@ var invariants = []invariant{
 	{"bounded-retries", boundedRetries, "at most the agent's retry budget plus one failed requests in a row: no request storm under a persistent fault."},
 	{"retry-after-honoured", retryAfterHonoured, "the request after a 429 with a retry-after arrives no sooner than the retry-after less the slack, on the server's clock."},
 	{"no-double-billing", noDoubleBilling, "no request repeats the one before it when that one was answered with a complete reply."},
-	{"bounded-compaction", boundedCompaction, "at most the compaction bound of compaction requests without a main reply between them."},
+	{"bounded-compaction", boundedCompaction, "at most the compaction bound of compaction requests in a row each with at most one main reply since the one before it: a compaction that does not buy two main turns made no progress."},
 	{"overflow-shrinks", overflowShrinks, "after a main request refused as over the context window, the next main request is smaller, or there is none."},
 	{"max-tokens-within-model", maxTokensWithinModel, "no request asks for more output tokens than the model's maximum."},
 	{"session-ends", sessionEnds, "the session ends within its time bound."},
@@ -248,21 +248,26 @@ func noDoubleBilling(r Run) *Violation {
 	return nil
 }
 
-// boundedCompaction: at most MaxCompactions compaction requests without
-// a main request answered with a reply between them; more is a
-// compaction loop that makes no progress.
+// boundedCompaction: at most MaxCompactions compaction requests in a
+// row each with at most one main reply (a main request answered, not
+// failed) since the compaction before it. A compaction that does not buy
+// at least two main turns made no progress, so this catches compactions
+// back to back and an agent that compacts after every turn alike.
 func boundedCompaction(r Run) *Violation {
-	n := 0
+	n, replies := 0, 0
 	for _, rec := range r.Records {
 		switch {
 		case rec.Purpose == loop.PurposeCompact:
-			n++
+			if replies > 1 {
+				n = 0
+			}
+			n, replies = n+1, 0
 			if n > r.Limits.MaxCompactions {
-				return &Violation{Request: rec.Seq, Detail: fmt.Sprintf("%d compaction requests without a main reply between them (at most %d)",
+				return &Violation{Request: rec.Seq, Detail: fmt.Sprintf("%d compaction requests in a row with at most one main reply since the one before each (at most %d)",
 					n, r.Limits.MaxCompactions)}
 			}
 		case rec.Purpose == loop.PurposeMain && !failedAnswer(rec.Answer):
-			n = 0
+			replies++
 		}
 	}
 	return nil

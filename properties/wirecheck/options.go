@@ -66,9 +66,10 @@ type Options struct {
 	// a row before it gives up; zero means [DefaultMaxRetries]. More
 	// than MaxRetries+1 failed requests in a row break bounded-retries.
 	MaxRetries int
-	// MaxCompactions is how many compaction requests in a row, without a
-	// main request answered in between, the agent may send; zero means
-	// [DefaultMaxCompactions].
+	// MaxCompactions is how many compaction requests in a row, each with
+	// at most one main request answered since the one before it, the
+	// agent may send (a compaction that does not buy two main turns made
+	// no progress); zero means [DefaultMaxCompactions].
 	MaxCompactions int
 	// RetryAfters are the retry-afters a rate limit carries, drawn per
 	// fault; empty means [DefaultRetryAfters]. Keep them short: a case
