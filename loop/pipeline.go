@@ -215,7 +215,11 @@ func (r *run) autoCompact(ctx context.Context, s *State, mfq []Message, snipFree
 		emit(r, ev)
 		return mfq, false, nil
 	}
-	if len(Exchanges(mfq)) < p.MinExchangesToCompact && count < limits.BlockingLimit {
+	minExchanges := p.MinExchangesToCompact
+	if len(mfq) > 0 && mfq[0].CompactSummary {
+		minExchanges = p.MinExchangesToLaterCompact // a later auto-compaction
+	}
+	if len(Exchanges(mfq)) < minExchanges && count < limits.BlockingLimit {
 		ev.Skipped = "too_few_exchanges"
 		emit(r, ev)
 		return mfq, false, nil

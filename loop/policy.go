@@ -97,6 +97,12 @@ type Policy struct {
 	// MinExchangesToCompact: a conversation with fewer exchanges (API
 	// rounds) is not compacted.
 	MinExchangesToCompact int `json:"min_exchanges_to_compact" range:"0,1000"`
+	// MinExchangesToLaterCompact replaces MinExchangesToCompact for an
+	// auto-compaction of a conversation that begins with an earlier
+	// compaction's summary (the summary counts as an exchange): 0 in the
+	// seed (as its MinExchangesToCompact), 2 in claude-code, as observed
+	// (the summary and a single round are compacted).
+	MinExchangesToLaterCompact int `json:"min_exchanges_to_later_compact" range:"0,1000"`
 	// MinExchangesToReactiveCompact: a conversation with fewer exchanges
 	// is not compacted after a prompt-too-long (the withheld error ends
 	// the run).

@@ -76,6 +76,9 @@ func ClaudeCode() Policy {
 	// auto-compaction keeps the newest round verbatim
 	p.MinExchangesToCompact = 3
 	p.MinExchangesToReactiveCompact = 2
+	// observed (compact-auto-later-one-round): a later auto-compaction
+	// runs with the summary and a single round
+	p.MinExchangesToLaterCompact = 2
 	// observed (compact-off-ptl): with auto-compact off a prompt-too-long
 	// is not compacted at all
 	p.ReactiveCompactWhenAutoOff = false

@@ -51,7 +51,10 @@ const (
 //     §2.1.6), at or over the threshold, unless p.MaxAutoCompactFailures
 //     consecutive failures tripped the circuit breaker, or the
 //     conversation has fewer than p.MinExchangesToCompact exchanges and
-//     the count is under the blocking limit (docs/profile-claude-code.md §3);
+//     the count is under the blocking limit (docs/profile-claude-code.md §3;
+//     the loop takes p.MinExchangesToLaterCompact instead when the
+//     conversation begins with a summary, which env.Exchanges, a lower
+//     bound, does not tell: the reference keeps the first minimum);
 //   - reaching the threshold again within p.RapidRefillWindow replies
 //     after a compaction is a rapid refill; the p.RapidRefillTrip-th
 //     consecutive one ends rapid_refill_breaker, a refill further apart

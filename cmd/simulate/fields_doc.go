@@ -56,6 +56,7 @@ var fieldDocs = map[string]string{
 	"policy.microcompact":                        "Microcompact switches microcompact on.",
 	"policy.microcompact_keep_recent":            "MicrocompactKeepRecent is how many of the newest tool results microcompact leaves untouched.",
 	"policy.min_exchanges_to_compact":            "MinExchangesToCompact: a conversation with fewer exchanges (API rounds) is not compacted.",
+	"policy.min_exchanges_to_later_compact":      "MinExchangesToLaterCompact replaces MinExchangesToCompact for an auto-compaction of a conversation that begins with an earlier compaction's summary (the summary counts as an exchange): 0 in the seed (as its MinExchangesToCompact), 2 in claude-code, as observed (the summary and a single round are compacted).",
 	"policy.min_exchanges_to_reactive_compact":   "MinExchangesToReactiveCompact: a conversation with fewer exchanges is not compacted after a prompt-too-long (the withheld error ends the run).",
 	"policy.name":                                "Name names the profile the policy came from.",
 	"policy.non_streaming_fallback":              "NonStreamingFallback retries a stream that failed mid-way as one non-streaming request.",
