@@ -256,12 +256,22 @@ func TestClaudeCodeCompactionCallFailures(t *testing.T) {
 		fail, _ := ccRun(t, fixture{script: []fakemodel.Step{toolStep, ptl, {Kind: bad.Kind, Repeat: 8}}})
 		checkSeq(t, fail, "M:tool → next_turn → M:400 → "+strings.TrimSuffix(strings.Repeat("C:400 → ", 8), " → "), loop.PromptTooLong)
 	})
-	t.Run("prompt-too-long on it drops the oldest exchange", func(t *testing.T) {
-		res, model := ccRun(t, fixture{script: []fakemodel.Step{toolStep, toolStep, toolStep, ptl, ptl, summary, textStep}})
-		checkSeq(t, res, "M:tool → next_turn → M:tool → next_turn → M:tool → next_turn → M:400 → C:400 → C → reactive_compact_retry → M:text", loop.Completed)
-		first, second := model.Requests[4].Messages, model.Requests[5].Messages
-		assert.Less(t, len(second), len(first), "retry did not drop the oldest exchange")
-		assert.NotEqual(t, first[0].ID, second[0].ID, "retry did not drop the oldest exchange")
+	t.Run("prompt-too-long on it: re-sent once unchanged, then the prompt dropped and every round summarised", func(t *testing.T) {
+		res, model := ccRun(t, fixture{script: []fakemodel.Step{toolStep, toolStep, toolStep, ptl, ptl, ptl, summary, textStep}})
+		checkSeq(t, res, "M:tool → next_turn → M:tool → next_turn → M:tool → next_turn → M:400 → C:400 → C:400 → C → reactive_compact_retry → M:text", loop.Completed)
+		first, resent, trimmed := model.Requests[4].Messages, model.Requests[5].Messages, model.Requests[6].Messages
+		assert.Equal(t, messageTexts(first), messageTexts(resent), "the first overflow re-sends the request unchanged")
+		require.NotEmpty(t, trimmed)
+		assert.Equal(t, loop.OverflowMarker, trimmed[0].Text(), "the prompt is replaced by the marker")
+		// the main request's history minus its prompt, every round, the
+		// kept tail too, then the summarise instruction
+		main := model.Requests[3].Messages
+		assert.Len(t, trimmed, len(main)-1+1+1, "every round is carried")
+		assert.Equal(t, loop.SummariseInstruction, trimmed[len(trimmed)-1].Text())
+		retry := model.Requests[7].Messages
+		require.NotEmpty(t, retry)
+		assert.True(t, retry[0].CompactSummary, "retry starts with the summary, got %s", retry[0].Kind())
+		assert.Len(t, retry, 1, "nothing is kept after the summary")
 	})
 	t.Run("no summary tags: asked again once, then accepted", func(t *testing.T) {
 		untagged := fakemodel.Step{Text: "a summary without tags"}
@@ -739,4 +749,13 @@ func TestProfilesBetweenSeedAndClaudeCode(t *testing.T) {
 		res, _ := run(t, fixture{script: []fakemodel.Step{{Kind: fakemodel.Overloaded, Repeat: 2}, textStep}, policy: seedWith(t, "api_retries", "10")})
 		checkSeq(t, res, "M:529 → M:529 → M:text", loop.Completed)
 	})
+}
+
+// messageTexts is each message's role and text, to compare requests.
+func messageTexts(msgs []loop.Message) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = string(m.Role) + ":" + m.Text()
+	}
+	return out
 }

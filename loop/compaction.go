@@ -89,7 +89,20 @@ type SummaryCompactor struct {
 	// DropOldestOnOverflow drops the oldest exchange when the summarise
 	// request is itself too long, and tries again.
 	DropOldestOnOverflow bool
+	// OverflowResends is how many times in a row a summarise request that
+	// is too long is re-sent unchanged before it is trimmed (with
+	// DropOldestOnOverflow).
+	OverflowResends int
+	// OverflowDropsPrompt makes that trim drop the leading prompt,
+	// [OverflowMarker] in its place, and summarise every round, the kept
+	// tail too (nothing is kept); once the prompt is gone a later trim
+	// drops the oldest exchange. False: the trim drops the oldest exchange.
+	OverflowDropsPrompt bool
 }
+
+// OverflowMarker stands in for the prompt an OverflowDropsPrompt trim of
+// [SummaryCompactor] dropped.
+const OverflowMarker = "[The start of the conversation was dropped: it was too long to summarise.]"
 
 // SummariseInstruction is the text appended to a compaction request.
 const SummariseInstruction = "Summarise the conversation so far for a continuation. Put the summary between <summary> and </summary>."
@@ -109,7 +122,7 @@ func (c SummaryCompactor) Compact(ctx context.Context, req CompactRequest) (Comp
 	older := req.Messages[:cut]
 	keep := len(req.Messages) - cut
 	var extra []Message
-	reasked := 0
+	reasked, resent, promptDropped := 0, 0, false
 	for calls := 1; ; calls++ {
 		if calls > max(c.MaxCalls, 1) {
 			return CompactResult{}, fmt.Errorf("summary compactor: %d calls used up", max(c.MaxCalls, 1))
@@ -126,7 +139,21 @@ func (c SummaryCompactor) Compact(ctx context.Context, req CompactRequest) (Comp
 				return CompactResult{}, fmt.Errorf("summary compactor: call %d: %w", calls, err)
 			}
 			switch {
+			case re.Kind == KindPromptTooLong && c.DropOldestOnOverflow && resent < c.OverflowResends:
+				resent++
+				continue
+			case re.Kind == KindPromptTooLong && c.DropOldestOnOverflow && c.OverflowDropsPrompt && !promptDropped:
+				all := Exchanges(req.Messages)
+				if len(all) < 2 || req.Messages[0].Role == RoleAssistant {
+					return CompactResult{}, fmt.Errorf("summary compactor: call %d: no prompt to drop: %w", calls, err)
+				}
+				marker := Message{Role: RoleUser, Meta: true, Blocks: []Block{{Type: BlockText, Text: OverflowMarker}},
+					Tokens: blockTokens(Block{Text: OverflowMarker})}
+				older = append([]Message{marker}, req.Messages[all[1]:]...)
+				keep, resent, promptDropped = 0, 0, true
+				continue
 			case re.Kind == KindPromptTooLong && c.DropOldestOnOverflow:
+				resent = 0
 				starts := Exchanges(older)
 				if len(starts) < 2 {
 					return CompactResult{}, fmt.Errorf("summary compactor: call %d: nothing left to drop: %w", calls, err)

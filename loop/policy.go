@@ -150,6 +150,17 @@ type Policy struct {
 	// CompactDropOldestOnOverflow: a compaction request that is itself too
 	// long drops its oldest exchange and tries again.
 	CompactDropOldestOnOverflow bool `json:"compact_drop_oldest_on_overflow"`
+	// CompactOverflowResends: with CompactDropOldestOnOverflow, a
+	// compaction request refused as prompt-too-long is re-sent unchanged
+	// this many times in a row before it is trimmed (claude-code, as
+	// observed: once). Zero trims at the first refusal.
+	CompactOverflowResends int `json:"compact_overflow_resends" range:"0,10"`
+	// CompactOverflowDropsPrompt: with CompactDropOldestOnOverflow, the
+	// trim of an overflowing compaction request drops the leading prompt
+	// instead of the oldest exchange, a short marker in its place, and
+	// gives up the kept tail: every round is summarised, none kept
+	// (claude-code, as observed). A later trim drops the oldest exchange.
+	CompactOverflowDropsPrompt bool `json:"compact_overflow_drops_prompt"`
 	// RequestTooLargeIsMedia treats a 413 like a media-size error
 	// (image_error when unrecovered) rather than like prompt-too-long.
 	RequestTooLargeIsMedia bool `json:"request_too_large_is_media"`

@@ -97,6 +97,11 @@ func ClaudeCode() Policy {
 	p.CompactMaxCalls = 8
 	p.CompactReaskMissingTags = 1
 	p.CompactDropOldestOnOverflow = true
+	// observed (compact-request-ptl): an overflowing compaction request is
+	// re-sent once unchanged; at the second overflow the prompt is dropped
+	// (a marker in its place) and every round summarised, none kept
+	p.CompactOverflowResends = 1
+	p.CompactOverflowDropsPrompt = true
 	p.RequestTooLargeIsMedia = true
 	// observed (request-too-large-*): a 413 compacts as an auto-compaction
 	p.RequestTooLargeAsAuto = true

@@ -95,7 +95,8 @@ func Run(ctx context.Context, cfg Config, messages []Message) (*Result, error) {
 		counter: cfg.Counter, estimator: cfg.Estimator}
 	if r.compactor == nil {
 		r.compactor = SummaryCompactor{MaxCalls: r.p.CompactMaxCalls, ReaskMissingTags: r.p.CompactReaskMissingTags,
-			DropOldestOnOverflow: r.p.CompactDropOldestOnOverflow}
+			DropOldestOnOverflow: r.p.CompactDropOldestOnOverflow, OverflowResends: r.p.CompactOverflowResends,
+			OverflowDropsPrompt: r.p.CompactOverflowDropsPrompt}
 	}
 	if r.snipper == nil {
 		r.snipper = OldestSnipper{}
