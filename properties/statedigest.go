@@ -235,11 +235,12 @@ func (p *stateProbe) lostSummary(w *canonWriter, c loop.ModelCall) {
 
 // outcomesCursor is how many calls a fake with these outcomes has
 // answered, counted only up to the call from which the last outcome
-// answers every later one: past it every call is alike.
-func outcomesCursor(calls int, times []int) int {
+// answers every later one: past it every call is alike. times reads an
+// outcome's Times (each fake has its own outcome type).
+func outcomesCursor[O any](calls int, outcomes []O, times func(O) int) int {
 	bound := 0
-	for _, t := range times[:max(len(times)-1, 0)] {
-		bound += max(t, 1)
+	for _, o := range outcomes[:max(len(outcomes)-1, 0)] {
+		bound += max(times(o), 1)
 	}
 	return min(calls, bound)
 }
@@ -248,33 +249,21 @@ func hooksCursor(h *fakemodel.StopHooks) int {
 	if h == nil {
 		return -1
 	}
-	times := make([]int, len(h.Outcomes))
-	for i, o := range h.Outcomes {
-		times[i] = o.Times
-	}
-	return outcomesCursor(len(h.Inputs), times)
+	return outcomesCursor(len(h.Inputs), h.Outcomes, func(o fakemodel.StopOutcome) int { return o.Times })
 }
 
 func failsCursor(h *fakemodel.StopFailureHooks) int {
 	if h == nil {
 		return -1
 	}
-	times := make([]int, len(h.Outcomes))
-	for i, o := range h.Outcomes {
-		times[i] = o.Times
-	}
-	return outcomesCursor(len(h.Inputs), times)
+	return outcomesCursor(len(h.Inputs), h.Outcomes, func(o fakemodel.StopFailureOutcome) int { return o.Times })
 }
 
 func compactCursor(c *fakemodel.Compactor) int {
 	if c == nil {
 		return -1
 	}
-	times := make([]int, len(c.Outcomes))
-	for i, o := range c.Outcomes {
-		times[i] = o.Times
-	}
-	return outcomesCursor(len(c.Requests), times)
+	return outcomesCursor(len(c.Requests), c.Outcomes, func(o fakemodel.CompactOutcome) int { return o.Times })
 }
 
 // canonWriter writes a state's canonical bytes: length-prefixed fields
