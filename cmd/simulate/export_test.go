@@ -45,6 +45,25 @@ func readOTLP(t *testing.T, path string) (roots, children []string) {
 	return roots, children
 }
 
+// traceEvent is what the tests read of a timeline's trace events.
+type traceEvent struct {
+	Name string `json:"name"`
+	Ph   string `json:"ph"`
+	Pid  int    `json:"pid"`
+}
+
+// readTimeline reads a timeline file's trace events.
+func readTimeline(t *testing.T, path string) []traceEvent {
+	t.Helper()
+	var timeline struct {
+		TraceEvents []traceEvent `json:"traceEvents"`
+	}
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &timeline))
+	return timeline.TraceEvents
+}
+
 func TestRunWritesOTLPAndTimeline(t *testing.T) {
 	dir := t.TempDir()
 	otlp, tl := filepath.Join(dir, "run.otlp.json"), filepath.Join(dir, "run.timeline.json")
@@ -55,18 +74,9 @@ func TestRunWritesOTLPAndTimeline(t *testing.T) {
 	assert.Contains(t, children, "execute_tool Bash")
 	assert.Contains(t, children, "chat claude-sonnet-5-5")
 
-	var timeline struct {
-		TraceEvents []struct {
-			Name string `json:"name"`
-			Ph   string `json:"ph"`
-			Pid  int    `json:"pid"`
-		} `json:"traceEvents"`
-	}
-	b, err := os.ReadFile(tl)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &timeline))
+	timeline := readTimeline(t, tl)
 	procs := map[int]bool{}
-	for _, e := range timeline.TraceEvents {
+	for _, e := range timeline {
 		procs[e.Pid] = true
 	}
 	assert.Len(t, procs, 2, "one process per scenario run")
@@ -150,18 +160,9 @@ func TestAgentWritesOTLPAndTimeline(t *testing.T) {
 	assert.Contains(t, tree, "loopsim.fault.kind=connection")
 	assert.Contains(t, tree, "loopsim.fault.kind=truncated")
 
-	var timeline struct {
-		TraceEvents []struct {
-			Name string `json:"name"`
-			Ph   string `json:"ph"`
-			Pid  int    `json:"pid"`
-		} `json:"traceEvents"`
-	}
-	b, err := os.ReadFile(tl)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &timeline))
+	timeline := readTimeline(t, tl)
 	var names []string
-	for _, e := range timeline.TraceEvents {
+	for _, e := range timeline {
 		if e.Ph == "X" || e.Ph == "i" {
 			names = append(names, e.Name)
 		}
