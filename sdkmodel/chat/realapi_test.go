@@ -4,11 +4,10 @@ import (
 	"os"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/loopsim/loopsim/loop"
 	"github.com/loopsim/loopsim/sdkmodel/chat"
+	"github.com/loopsim/loopsim/sdkmodel/sdktest"
 )
 
 // RealAPIKeyEnv names the key that opts TestRealAPI in. It is not
@@ -32,14 +31,5 @@ func TestRealAPI(t *testing.T) {
 	}
 	model, err := chat.New(chat.Config{APIKey: key, BaseURL: os.Getenv("LOOPSIM_REAL_OPENAI_URL")})
 	require.NoError(t, err)
-	cfg := loop.Config{Policy: loop.ClaudeCode(), Model: model,
-		Primary: loop.ModelInfo{Name: name, ContextWindow: 128_000, MaxOutputTokens: 1_000}}
-	res, err := loop.Run(t.Context(), cfg, []loop.Message{loop.UserText("Reply with the single word: ready")})
-	require.NoError(t, err)
-	assert.Equal(t, loop.Completed, res.Terminal)
-	for _, e := range res.Trace {
-		if r, ok := e.(loop.ResponseEvent); ok {
-			t.Logf("response: stop %s, usage %+v", r.StopReason, r.Usage)
-		}
-	}
+	sdktest.RunRealConversation(t, model, name, 128_000)
 }
