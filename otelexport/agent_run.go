@@ -15,34 +15,11 @@ import (
 	"github.com/loopsim/loopsim/internal/simclock"
 )
 
-// AgentRun is one run of a foreign agent (any agent, in any language) as
-// the fake model API server saw it: the records of the requests it sent
-// and how the run ended. Its times are the server's observations.
-type AgentRun struct {
-	// Name names the run: the scenario's name (gen_ai.conversation.id).
-	// With the run's position it seeds the trace ID.
-	Name string
-	// Agent is the agent: its preset's name, or the command
-	// (gen_ai.agent.name); empty means "agent".
-	Agent string
-	// Records are the server's records of the run's requests, in order.
-	Records []wire.Record
-	// Exit is the agent's exit status; -1 when it was killed.
-	Exit int
-	// Outcome is how the run was judged (pass, fail, error, the rules it
-	// broke): loopsim.agent.outcome, when not empty.
-	Outcome string
-	// Error says why the run failed or could not be judged: the root
-	// span's error status, when not empty.
-	Error string
-	// Start is when the server started, on the wall clock; the records'
-	// Arrival and Done are offsets from it. Zero means simclock.Epoch,
-	// for runs whose files must stay the same (tests, fixtures).
-	Start time.Time
-	// Elapsed is how long the run took from Start; the root span ends
-	// then or at the last request's end, whichever is later.
-	Elapsed time.Duration
-}
+// AgentRun is a foreign agent's run as the fake server saw it. Exported,
+// its Name is gen_ai.conversation.id, Agent gen_ai.agent.name, Outcome
+// loopsim.agent.outcome, Error the root span's error status, and Start
+// (zero: simclock.Epoch) and Elapsed bound the root span.
+type AgentRun = wire.AgentRun
 
 // AgentSpans exports the agent runs through an SDK tracer provider of
 // its own and returns the finished spans, in the order they ended: one

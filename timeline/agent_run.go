@@ -10,26 +10,12 @@ import (
 	"github.com/loopsim/loopsim/loop"
 )
 
-// AgentRun is one run of a foreign agent as the fake model API server saw
-// it: the records of its requests (times on the server's clock, from its
-// start) and how it ended.
-type AgentRun struct {
-	// Name names the run: the scenario's name.
-	Name string
-	// Agent is the agent's preset or command; the process is named
-	// "AGENT: NAME" (NAME alone without one).
-	Agent string
-	// Records are the server's records of the run's requests, in order.
-	Records []wire.Record
-	// Exit is the agent's exit status; -1 when it was killed.
-	Exit int
-	// Outcome is how the run was judged (pass, fail, error, the rules it
-	// broke), shown on the run's slice.
-	Outcome string
-	// Elapsed is how long the run took; the run's slice ends then or at
-	// the last request's end, whichever is later.
-	Elapsed time.Duration
-}
+// AgentRun is a foreign agent's run as the fake server saw it. On a
+// timeline the process is named "AGENT: NAME" (NAME alone without an
+// agent), the Outcome is shown on the run's slice, times are offsets
+// from the server's start (Start is not used), and the slice ends at
+// Elapsed or the last request's end, whichever is later.
+type AgentRun = wire.AgentRun
 
 // AgentTrack is the track of an agent run's one slice, the whole run.
 // Its requests are on RequestTrack, and on RequestLane+k for the k-th

@@ -90,11 +90,7 @@ func (x *exportFlags) write(ctx context.Context) error {
 // other).
 func (x *exportFlags) writeTimeline(w io.Writer) error {
 	if len(x.agents) > 0 {
-		runs := make([]timeline.AgentRun, len(x.agents))
-		for i, r := range x.agents {
-			runs[i] = timeline.AgentRun{Name: r.Name, Agent: r.Agent, Records: r.Records, Exit: r.Exit, Outcome: r.Outcome, Elapsed: r.Elapsed}
-		}
-		return timeline.WriteAgents(w, runs)
+		return timeline.WriteAgents(w, x.agents)
 	}
 	eps := make([]timeline.Episode, len(x.episodes))
 	for i, ep := range x.episodes {
