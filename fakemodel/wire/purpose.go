@@ -22,19 +22,38 @@ const SummaryTag = "<summary>"
 // carries none (the released agent rewrites them). Every other request
 // is a main request.
 func PurposeOf(msgs []loop.Message) loop.Purpose {
-	if len(msgs) == 0 {
-		return loop.PurposeMain
-	}
-	last := msgs[len(msgs)-1]
-	if last.Role != loop.RoleUser {
-		return loop.PurposeMain
-	}
-	for _, b := range last.Blocks {
-		if (b.Type == loop.BlockText || b.Type == loop.BlockToolResult) && asksForSummary(b.Text) {
-			return loop.PurposeCompact
-		}
+	if lastUserBlock(msgs, func(b loop.Block) bool {
+		return (b.Type == loop.BlockText || b.Type == loop.BlockToolResult) && asksForSummary(b.Text)
+	}) {
+		return loop.PurposeCompact
 	}
 	return loop.PurposeMain
+}
+
+// PurposeAlso is [PurposeOf] with one more way a client asks for a
+// compaction: a request is also a compaction request when its last
+// message is a user message with a text block for which asks is true.
+// An API's own purpose rule is this with its clients' marker.
+func PurposeAlso(msgs []loop.Message, asks func(text string) bool) loop.Purpose {
+	if PurposeOf(msgs) == loop.PurposeCompact ||
+		lastUserBlock(msgs, func(b loop.Block) bool { return b.Type == loop.BlockText && asks(b.Text) }) {
+		return loop.PurposeCompact
+	}
+	return loop.PurposeMain
+}
+
+// lastUserBlock reports whether the last message is a user message with
+// a block for which match is true.
+func lastUserBlock(msgs []loop.Message, match func(loop.Block) bool) bool {
+	if len(msgs) == 0 || msgs[len(msgs)-1].Role != loop.RoleUser {
+		return false
+	}
+	for _, b := range msgs[len(msgs)-1].Blocks {
+		if match(b) {
+			return true
+		}
+	}
+	return false
 }
 
 func asksForSummary(text string) bool {

@@ -21,19 +21,7 @@ const SnapshotTag = "<state_snapshot>"
 // with it or with <scratchpad> (after white space): the request for a
 // snapshot, and the check of one it just got, as opposed to a snapshot.
 func PurposeOf(msgs []loop.Message) loop.Purpose {
-	if p := wire.PurposeOf(msgs); p != loop.PurposeMain || len(msgs) == 0 {
-		return p
-	}
-	last := msgs[len(msgs)-1]
-	if last.Role != loop.RoleUser {
-		return loop.PurposeMain
-	}
-	for _, b := range last.Blocks {
-		if b.Type == loop.BlockText && asksForSnapshot(b.Text) {
-			return loop.PurposeCompact
-		}
-	}
-	return loop.PurposeMain
+	return wire.PurposeAlso(msgs, asksForSnapshot)
 }
 
 func asksForSnapshot(text string) bool {

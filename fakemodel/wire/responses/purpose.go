@@ -22,17 +22,7 @@ const CheckpointMarker = "CONTEXT CHECKPOINT COMPACTION"
 // [CheckpointMarker] (in any case). A request to /v1/responses/compact
 // is a compaction request whatever it carries.
 func PurposeOf(msgs []loop.Message) loop.Purpose {
-	if p := wire.PurposeOf(msgs); p != loop.PurposeMain || len(msgs) == 0 {
-		return p
-	}
-	last := msgs[len(msgs)-1]
-	if last.Role != loop.RoleUser {
-		return loop.PurposeMain
-	}
-	for _, b := range last.Blocks {
-		if b.Type == loop.BlockText && strings.Contains(strings.ToUpper(b.Text), CheckpointMarker) {
-			return loop.PurposeCompact
-		}
-	}
-	return loop.PurposeMain
+	return wire.PurposeAlso(msgs, func(text string) bool {
+		return strings.Contains(strings.ToUpper(text), CheckpointMarker)
+	})
 }
