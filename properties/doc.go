@@ -28,7 +28,11 @@
 // [Case.Execute] runs it. [CaseGen] draws cases for a profile as it is,
 // [SwarmCaseGen] with a policy drawn swarm-style by [PolicyGen]; each case
 // switches fault kinds and features on or off ([Swarm]), so rapid's
-// shrinking keeps only what a counterexample needs.
+// shrinking keeps only what a counterexample needs. PolicyGen draws every
+// field of [loop.Policy] but a few it keeps at the profile's value, each
+// listed with its reason (the name, the window and its buffers, the
+// caller's max turns); a test fails when Policy gains a field that is
+// neither drawn nor listed.
 //
 // # Findings, reference model, exhaustive exploration
 //

@@ -86,7 +86,9 @@ func SwarmGen() *rapid.Generator[Swarm] {
 
 // PolicyGen draws a policy from base swarm-style: each feature switch on
 // or off, each number within its valid range (kept small enough to be
-// reached by short scripts). The profile's name is kept.
+// reached by short scripts). The fields in fixedPolicyFields keep base's
+// values (the profile's name, the window and its buffers, the caller's
+// max turns), each for the reason given there.
 func PolicyGen(base loop.Policy) *rapid.Generator[loop.Policy] {
 	return rapid.Custom(func(t *rapid.T) loop.Policy {
 		p := base
@@ -149,9 +151,67 @@ func PolicyGen(base loop.Policy) *rapid.Generator[loop.Policy] {
 		} else {
 			p.ReactiveOnlyModels = nil
 		}
+		// drawn after the fields above, so that their draws keep their
+		// place in rapid's choices
+		drawLaterFields(t, &p, flip, num)
 		if err := p.Validate(); err != nil {
 			t.Fatalf("PolicyGen drew an invalid policy: %v", err)
 		}
 		return p
 	})
+}
+
+// fixedField is a policy field PolicyGen leaves at the profile's value,
+// and why.
+type fixedField struct {
+	Field string
+	Why   string
+}
+
+// fixedPolicyFields are the fields of loop.Policy that PolicyGen does not
+// draw, each with the reason it stays at the base profile's value; every
+// other field is drawn (TestPolicyGenDrawsEveryField holds the two
+// together).
+var fixedPolicyFields = []fixedField{
+	{"Name", "the profile's name: it labels the policy and decides nothing"},
+	{"ContextWindow", "a scale: the cases' models have a 200,000-token window and the generators draw sizes at the policy's thresholds, whatever they are"},
+	{"SummaryOutputReserve", "a scale of every threshold, as ContextWindow; the auto-compact threshold moves through AutoCompactPercent, which is drawn"},
+	{"AutoCompactBuffer", "a scale: the auto-compact threshold moves through AutoCompactPercent, which is drawn; the buffers keep the profile's order of thresholds"},
+	{"WarningBuffer", "a scale: the warning threshold only starts snip and collapse, which are drawn"},
+	{"BlockingBuffer", "a scale: the blocking limit keeps its place above the auto-compact threshold; the paths to it are drawn (auto-compact, reactive ownership, reactive-only)"},
+	{"MaxTurns", "the caller's setting: drawCase draws it per case (Swarm.MaxTurns), TestReferenceAgreesWithLoop per run"},
+}
+
+// drawLaterFields draws the policy fields added to PolicyGen after its
+// first version: the later-compaction and compaction-overflow rules, the
+// 413's rule, the auto-compact percentage, the budget's ratios, the
+// back-off, the outer retry layer and the non-streaming attempt's rules,
+// and the kept cut reply.
+func drawLaterFields(t *rapid.T, p *loop.Policy, flip func(*bool, string), num func(*int, string, int, int)) {
+	flip(&p.AutoCompactFailureEndsRun, "auto_compact_failure_ends_run")
+	num(&p.MinExchangesToLaterCompact, "min_exchanges_to_later_compact", 0, 3)
+	num(&p.MinExchangesToReactiveCompact, "min_exchanges_to_reactive_compact", 0, 3)
+	p.CompactKeepPromptTokens = rapid.SampledFrom([]int{0, 1_000, 20_000}).Draw(t, "compact_keep_prompt_tokens")
+	num(&p.CompactOverflowResends, "compact_overflow_resends", 0, 2)
+	flip(&p.CompactOverflowDropsPrompt, "compact_overflow_drops_prompt")
+	flip(&p.RequestTooLargeAsAuto, "request_too_large_as_auto")
+	p.AutoCompactPercent = rapid.SampledFrom([]int{0, 50, 90}).Draw(t, "auto_compact_percent")
+	flip(&p.AutoCompactPercentLowersOnly, "auto_compact_percent_lowers_only")
+	p.BudgetCompletionRatio = rapid.SampledFrom([]float64{0.9, 0.5, 1}).Draw(t, "budget_completion_ratio")
+	// not 0: replies of almost no output would then continue a budget
+	// for thousands of iterations, as the policy says, but slowly
+	p.BudgetDiminishingDelta = rapid.SampledFrom([]int{500, 100, 5_000}).Draw(t, "budget_diminishing_delta")
+	p.BackoffBaseMS = rapid.SampledFrom([]int{500, 0, 200}).Draw(t, "backoff_base_ms")
+	p.BackoffMaxMS = rapid.SampledFrom([]int{32_000, 1_000, 3_600_000}).Draw(t, "backoff_max_ms")
+	p.BackoffJitter = rapid.SampledFrom([]float64{0.25, 0, 0.1}).Draw(t, "backoff_jitter")
+	flip(&p.HonorRetryAfter, "honor_retry_after")
+	flip(&p.RateLimitedStreamRetryOnly, "rate_limited_stream_retry_only")
+	num(&p.StreamRetries, "stream_retries", 0, 3)
+	num(&p.OverloadedGiveUpAfter, "overloaded_give_up_after", 0, 3)
+	flip(&p.NonStreamingOnDrop, "non_streaming_on_drop")
+	flip(&p.NonStreamingOnMidStreamDrop, "non_streaming_on_mid_stream_drop")
+	num(&p.NonStreamingRetries, "non_streaming_retries", 0, 3)
+	flip(&p.NonStreamingRetriesFromAPI, "non_streaming_retries_from_api")
+	p.NonStreamingMaxTokens = rapid.SampledFrom([]int{64_000, 4_000}).Draw(t, "non_streaming_max_tokens")
+	flip(&p.StreamCutKeepsReply, "stream_cut_keeps_reply")
 }
