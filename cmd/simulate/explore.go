@@ -41,6 +41,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 0, "the seed of the loop's retry jitter")
 	env := fs.String("env", "all", "the environment: plain, hostile or all")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "scripts run at once")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the exploration to this file (read it with go tool pprof)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: simulate explore [flags]
 
@@ -97,6 +98,18 @@ Flags:
 	if len(envs) == 0 {
 		fmt.Fprintf(stderr, "explore: -env %q: must be plain, hostile or all\n", *env)
 		return 2
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "explore: -cpuprofile: %v\n", err)
+			return 1
+		}
+		defer func() {
+			if err := stop(); err != nil {
+				fmt.Fprintf(stderr, "explore: -cpuprofile: %v\n", err)
+			}
+		}()
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(exploreGCPercent))
 	fmt.Fprintf(stdout, "profile %s, depth %d, seed %d\n", *profile, *depth, *seed)

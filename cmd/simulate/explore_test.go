@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -87,4 +88,23 @@ func TestExploreFindsAndShrinksABrokenLoop(t *testing.T) {
 	require.NoError(t, err, stdout.String())
 	assert.Equal(t, 1, strings.Count(stdout.String(), `"kind":`), "one step:\n%s", stdout.String())
 	assert.Contains(t, stdout.String(), `{"kind":"truncated","text":"long","repeat":"forever"}`)
+}
+
+// -cpuprofile writes a CPU profile of the exploration; a path that
+// cannot be created is refused before exploring.
+func TestExploreWritesACPUProfile(t *testing.T) {
+	path := t.TempDir() + "/explore.prof"
+	var stdout, stderr bytes.Buffer
+	code := dispatch([]string{"explore", "-profile", "seed", "-depth", "1", "-env", "plain", "-cpuprofile", path}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Positive(t, info.Size(), "the profile is written")
+
+	stdout.Reset()
+	stderr.Reset()
+	code = dispatch([]string{"explore", "-profile", "seed", "-depth", "1", "-cpuprofile", t.TempDir() + "/no/such/dir/p.prof"}, &stdout, &stderr)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr.String(), "-cpuprofile")
+	assert.Empty(t, stdout.String(), "nothing explored")
 }
