@@ -264,6 +264,23 @@ func TestNothingLost(t *testing.T) {
 	unnamed := []loop.Message{{Role: loop.RoleUser}, {Role: loop.RoleUser}}
 	expect(t, "nothing_lost", runOf(p, unnamed, []loop.Message{msg("m1", loop.RoleUser), msg("m2", loop.RoleUser)}))
 	expect(t, "nothing_lost", runOf(p, unnamed, []loop.Message{msg("m2", loop.RoleUser)}), -1)
+	// m+2 reads as the number 2, but is not the loop's m2: m2 is lost
+	plus := []loop.Message{initial[0], initial[1], msg("m1", loop.RoleAssistant), msg("m+2", loop.RoleAssistant)}
+	expect(t, "nothing_lost", runOf(p, initial, plus), -1)
+	expect(t, "nothing_lost", runOf(p, initial, plus, loop.Compaction{OK: true, Removed: []string{"m2"}}))
+	// a starting message named like a loop-made one is the caller's
+	taken := []loop.Message{msg("m2", loop.RoleUser)}
+	expect(t, "nothing_lost", runOf(p, taken, []loop.Message{taken[0], msg("m1", loop.RoleAssistant), msg("m3", loop.RoleAssistant)}))
+	// an ID far above any the loop makes: every one below it is lost but
+	// those accounted for, however high
+	far := runOf(p, initial, []loop.Message{initial[0], initial[1], msg("m70000", loop.RoleAssistant)},
+		loop.TransitionEvent{Transition: loop.EmptyReplyRetry, Dropped: "m69999"}, loop.Fallback{Dropped: "m3"})
+	vs, err := CheckOne("nothing_lost", far)
+	require.NoError(t, err)
+	require.Len(t, vs, 1)
+	assert.True(t, strings.HasPrefix(vs[0].Detail, "69997 loop-made messages left the history unrecorded"), vs[0].Detail)
+	assert.True(t, strings.HasSuffix(vs[0].Detail, ", m69998"), "m69999 was dropped, m70000 is present")
+	assert.Contains(t, vs[0].Detail, ": m1, m2, m4, m5,", "m3 was dropped")
 }
 
 func TestCheckOrderAndNames(t *testing.T) {

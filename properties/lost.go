@@ -20,18 +20,36 @@ import (
 // discarded, named by the event that discarded it (the Dropped field of a
 // max_output_tokens_escalate, malformed_tool_use_retry or
 // empty_reply_retry transition, or of a fallback).
+//
+// It runs after every run of an exploration, so it keeps no map of the
+// loop-made IDs: their accounts are kept by number (lostAccounts).
 func checkNothingLost(r Run) []Violation {
 	var out []Violation
-	removed := removedIDs(r.Result.Trace)
-	present := presentIDs(r.Result.State.Messages)
 	initial := initialIDs(r.Initial)
+	a := newLostAccounts(initial)
+	res := r.Result
+	for i := range res.State.Messages {
+		a.note(res.State.Messages[i].ID, idPresent)
+	}
+	for _, e := range res.Trace {
+		switch x := e.(type) {
+		case loop.Stage:
+			a.noteAll(x.Removed, idRemoved)
+		case loop.Compaction:
+			a.noteAll(x.Removed, idRemoved)
+		case loop.Fallback:
+			a.note(x.Dropped, idDropped)
+		case loop.TransitionEvent:
+			a.note(x.Dropped, idDropped)
+		}
+	}
 	for i, id := range initial {
-		if _, ok := removed[id]; !ok && !present[id] {
+		if a.startingSaid(i)&(idRemoved|idPresent) == 0 {
 			out = append(out, Violation{Invariant: "nothing_lost", Event: -1,
 				Detail: fmt.Sprintf("starting message %s (index %d) is not in the final history and no stage or compaction removed it", id, i)})
 		}
 	}
-	if missing := unrecordedLoopMessages(r, initial, removed, present); len(missing) > 0 {
+	if missing := a.missing(); len(missing) > 0 {
 		out = append(out, Violation{Invariant: "nothing_lost", Event: -1,
 			Detail: fmt.Sprintf("%d loop-made messages left the history unrecorded and were not discarded by any event: %s",
 				len(missing), strings.Join(missing, ", "))})
@@ -39,98 +57,146 @@ func checkNothingLost(r Run) []Violation {
 	return out
 }
 
-// removedIDs maps every ID in a Removed list of a stage or compaction
-// event to the index of the first such event.
-func removedIDs(t loop.Trace) map[string]int {
-	removed := map[string]int{}
-	note := func(i int, ids []string) {
-		for _, id := range ids {
-			if _, ok := removed[id]; !ok {
-				removed[id] = i
-			}
-		}
-	}
-	for i, e := range t {
-		switch x := e.(type) {
-		case loop.Stage:
-			note(i, x.Removed)
-		case loop.Compaction:
-			note(i, x.Removed)
-		}
-	}
-	return removed
+// What a run says of an ID: it is in the final history, a stage or
+// compaction removed it, an event dropped it, or it is a starting
+// message's.
+const (
+	idPresent uint8 = 1 << iota
+	idRemoved
+	idDropped
+	idTaken
+)
+
+// denseLoopIDs bounds the loop-made IDs whose accounts are kept in a
+// slice; larger numbers (no run makes that many messages, but a history
+// may name one) go to a map.
+const denseLoopIDs = 1 << 16
+
+// lostAccounts is what a run says of each ID checkNothingLost reads:
+// of each distinct starting ID, and of each loop-made ID by its number.
+type lostAccounts struct {
+	// starting is what was said of each distinct starting ID, slot the
+	// slot of a starting ID, and slotOf the slot of each starting
+	// message.
+	starting []uint8
+	slot     map[string]int
+	slotOf   []int
+	// dense and sparse are what was said of the loop-made ID m<n>: dense
+	// below denseLoopIDs, sparse from there.
+	dense  []uint8
+	sparse map[int]uint8
+	// highest is the highest loop-made ID seen that is not a starting
+	// message's (in the history, removed or dropped).
+	highest int
 }
 
-// presentIDs is the set of IDs of a history.
-func presentIDs(msgs []loop.Message) map[string]bool {
-	present := make(map[string]bool, len(msgs))
-	for _, m := range msgs {
-		present[m.ID] = true
+func newLostAccounts(initial []string) *lostAccounts {
+	a := &lostAccounts{slot: make(map[string]int, len(initial)), slotOf: make([]int, len(initial))}
+	for i, id := range initial {
+		s, ok := a.slot[id]
+		if !ok {
+			s = len(a.starting)
+			a.slot[id] = s
+			a.starting = append(a.starting, 0)
+		}
+		a.slotOf[i] = s
+		if n, ok := canonicalLoopID(id); ok {
+			a.mark(n, idTaken)
+		}
 	}
-	return present
+	return a
 }
 
-// unrecordedLoopMessages returns the loop-made IDs (m1, m2, ... up to the
-// highest seen) that are neither in the final history (present) nor in a
-// Removed list (removed) nor starting messages (initial) nor a reply an
-// event says it discarded, in order.
-func unrecordedLoopMessages(r Run, initial []string, removed map[string]int, present map[string]bool) []string {
-	res := r.Result
-	dropped := map[string]bool{}
-	for _, e := range res.Trace {
-		switch x := e.(type) {
-		case loop.Fallback:
-			dropped[x.Dropped] = x.Dropped != ""
-		case loop.TransitionEvent:
-			dropped[x.Dropped] = x.Dropped != ""
+// note records what the run says of id (nothing of an empty one).
+func (a *lostAccounts) note(id string, what uint8) {
+	if id == "" {
+		return
+	}
+	if s, ok := a.slot[id]; ok {
+		a.starting[s] |= what
+		return
+	}
+	if n, ok := loopID(id); ok {
+		a.highest = max(a.highest, n)
+		if id[1] != '+' {
+			a.mark(n, what)
 		}
 	}
-	taken := make(map[string]bool, len(initial))
-	for _, id := range initial {
-		taken[id] = true
+}
+
+func (a *lostAccounts) noteAll(ids []string, what uint8) {
+	for _, id := range ids {
+		a.note(id, what)
 	}
-	highest := 0
-	mark := func(id string) {
-		if n, ok := loopID(id); ok && !taken[id] {
-			highest = max(highest, n)
+}
+
+// startingSaid is what was said of starting message i.
+func (a *lostAccounts) startingSaid(i int) uint8 { return a.starting[a.slotOf[i]] }
+
+// mark adds what to the account of m<n>.
+func (a *lostAccounts) mark(n int, what uint8) {
+	if n >= denseLoopIDs {
+		if a.sparse == nil {
+			a.sparse = map[int]uint8{}
+		}
+		a.sparse[n] |= what
+		return
+	}
+	if n >= len(a.dense) {
+		a.dense = append(a.dense, make([]uint8, n+1-len(a.dense))...)
+	}
+	a.dense[n] |= what
+}
+
+// said is the account of m<n>.
+func (a *lostAccounts) said(n int) uint8 {
+	if n >= denseLoopIDs {
+		return a.sparse[n]
+	}
+	if n < len(a.dense) {
+		return a.dense[n]
+	}
+	return 0
+}
+
+// missing returns the loop-made IDs (m1, m2, ... up to the highest
+// seen) of which nothing was said: neither in the final history nor
+// removed nor a starting message's nor dropped by an event, in order.
+func (a *lostAccounts) missing() []string {
+	var out []string
+	for n := 1; n <= a.highest; n++ {
+		if a.said(n) == 0 {
+			out = append(out, "m"+strconv.Itoa(n))
 		}
 	}
-	for _, m := range res.State.Messages {
-		mark(m.ID)
-	}
-	for id := range removed {
-		mark(id)
-	}
-	for id, ok := range dropped {
-		if ok {
-			mark(id)
-		}
-	}
-	var missing []string
-	for n := 1; n <= highest; n++ {
-		id := "m" + strconv.Itoa(n)
-		if _, ok := removed[id]; !ok && !taken[id] && !present[id] && !dropped[id] {
-			missing = append(missing, id)
-		}
-	}
-	return missing
+	return out
+}
+
+// canonicalLoopID parses an ID spelled exactly as the loop spells the
+// ID of its n-th message, "m" and n.
+func canonicalLoopID(id string) (int, bool) {
+	n, ok := loopID(id)
+	return n, ok && id[1] != '+'
 }
 
 // initialIDs returns the IDs of the starting history as the loop assigns
 // them: a message's own ID, else the next free m1, m2, ...
 func initialIDs(msgs []loop.Message) []string {
-	taken := map[string]bool{}
-	for _, m := range msgs {
-		if m.ID != "" {
-			taken[m.ID] = true
-		}
-	}
 	out := make([]string, len(msgs))
+	var taken map[string]bool
 	next := 0
 	for i, m := range msgs {
 		if m.ID != "" {
 			out[i] = m.ID
 			continue
+		}
+		if taken == nil {
+			taken = map[string]bool{}
+			for _, m := range msgs {
+				if m.ID != "" {
+					taken[m.ID] = true
+				}
+			}
 		}
 		for {
 			next++
