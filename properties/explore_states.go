@@ -238,8 +238,10 @@ func runBatches(base Case, steps []fakemodel.Step, scripts levelScripts, workers
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			// each worker reuses one probe's buffers from run to run
+			var p stateProbe
 			for j := range jobs {
-				j.b.outs[j.i], j.b.errs[j.i] = probeRun(base, j.b.scripts[j.i].script(steps), spec)
+				j.b.outs[j.i], j.b.errs[j.i] = probeRun(base, j.b.scripts[j.i].script(steps), spec, &p)
 				if j.b.left.Add(-1) == 0 {
 					close(j.b.done)
 				}
@@ -310,12 +312,13 @@ func slackOnly(base Case, depth int) bool {
 	return !ok || pb > depth+1
 }
 
-// probeRun runs one script with a state probe.
-func probeRun(base Case, script []fakemodel.Step, spec probeSpec) (outcome, error) {
+// probeRun runs one script with a state probe, p, reset for the run
+// (its buffers kept).
+func probeRun(base Case, script []fakemodel.Step, spec probeSpec, p *stateProbe) (outcome, error) {
 	c := base
 	c.Script = script
-	p := stateProbe{taken: spec.taken, exactIterations: spec.exactIterations}
-	r, ranOut, err := c.execute(&p)
+	p.reset(spec)
+	r, ranOut, err := c.execute(p)
 	if err != nil {
 		return outcome{}, fmt.Errorf("explore %v: %w", stepNames(script), err)
 	}

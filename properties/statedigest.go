@@ -44,6 +44,18 @@ type stateProbe struct {
 	// call was a main request, so digest holds its state.
 	took, mergeable bool
 	err             error
+	// w writes the canonical form; its buffers are kept from run to run
+	w canonWriter
+}
+
+// reset readies p for a new run of an exploration, keeping the buffers
+// of its monitor and writer.
+func (p *stateProbe) reset(spec probeSpec) {
+	kinds, gone, w := p.mon.kinds[:0], p.mon.gone, p.w
+	clear(gone)
+	*p = stateProbe{taken: spec.taken, exactIterations: spec.exactIterations}
+	p.mon.kinds, p.mon.gone = kinds, gone
+	p.w = w
 }
 
 // monitor is, for each invariant that reads the trace, what it remembers
@@ -161,7 +173,8 @@ func (p *stateProbe) take() {
 	}
 	p.mergeable = true
 	p.iterations = c.Stats.Iterations
-	w := canonWriter{names: map[string]int{}}
+	w := &p.w
+	w.reset()
 	// the request
 	w.str(c.Request.Model)
 	w.ints(c.Request.MaxTokens, c.Request.InputTokens)
@@ -200,7 +213,7 @@ func (p *stateProbe) take() {
 	for _, k := range m.kinds {
 		w.str(string(k))
 	}
-	p.lostSummary(&w, c)
+	p.lostSummary(w, c)
 	p.digest = sha256.Sum256(w.buf)
 }
 
@@ -213,17 +226,18 @@ func (p *stateProbe) take() {
 // once accounted, always accounted.
 func (p *stateProbe) lostSummary(w *canonWriter, c loop.ModelCall) {
 	doomed, open := false, false
+	id := make([]byte, 0, 24)
 	for n := 1; n <= c.MessagesMade; n++ {
-		id := "m" + strconv.Itoa(n)
-		if p.taken[id] {
+		id = strconv.AppendInt(append(id[:0], 'm'), int64(n), 10)
+		if p.taken[string(id)] {
 			continue
 		}
-		name, present := w.names[id]
+		name, present := w.names[string(id)]
 		switch {
 		case present:
 			w.ints(1, name)
 			open = false
-		case p.mon.gone[id]:
+		case p.mon.gone[string(id)]:
 			doomed = doomed || open
 		case !open:
 			w.ints(2)
@@ -272,6 +286,15 @@ func compactCursor(c *fakemodel.Compactor) int {
 type canonWriter struct {
 	buf   []byte
 	names map[string]int
+}
+
+// reset empties w, keeping its buffers.
+func (w *canonWriter) reset() {
+	w.buf = w.buf[:0]
+	if w.names == nil {
+		w.names = map[string]int{}
+	}
+	clear(w.names)
 }
 
 func (w *canonWriter) ints(ns ...int) {
