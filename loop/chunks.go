@@ -10,6 +10,8 @@ package loop
 type chunks[T any] struct {
 	free []T
 	size int
+	// spared is the capacity of the last list spare returned.
+	spared int
 }
 
 // maxChunk is the largest chunk, in elements.
@@ -24,6 +26,37 @@ func (c *chunks[T]) cut(n int) []T {
 	s := c.free[:n:n]
 	c.free = c.free[n:]
 	return s
+}
+
+// spare returns an empty list of capacity n to append to in place, at
+// the chunk's free end (a new chunk when fewer than n elements are left).
+// [chunks.keep] takes what was appended; nothing else may be cut in
+// between.
+func (c *chunks[T]) spare(n int) []T {
+	if n > len(c.free) {
+		c.size = min(max(2*c.size, 8), maxChunk)
+		c.free = make([]T, max(c.size, n))
+	}
+	c.spared = n
+	return c.free[:0:n]
+}
+
+// keep returns xs, the list [chunks.spare] returned with elements
+// appended, with its capacity equal to its length: cut from the chunk
+// where it stayed there, or xs itself where append moved it (the spare
+// room it wrote over first is then skipped); an empty list for an empty
+// xs.
+func (c *chunks[T]) keep(xs []T) []T {
+	n := c.spared
+	c.spared = 0
+	switch {
+	case len(xs) == 0:
+		return []T{}
+	case &xs[0] == &c.free[0]:
+		return c.cut(len(xs))
+	}
+	c.free = c.free[n:]
+	return xs[:len(xs):len(xs)]
 }
 
 // clone returns a copy of xs; an empty list for an empty xs.

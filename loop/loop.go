@@ -72,13 +72,13 @@ func (r *run) loop(ctx context.Context, s State) *Result {
 		r.emitSummary(&s)
 
 		if out.streamCut {
-			s = r.streamErrorRecovery(s, mfq, out)
+			r.streamErrorRecovery(&s, mfq, out)
 			continue
 		}
 
 		var res *Result
 		if out.apiError != nil || len(out.toolUses) == 0 {
-			s, res = r.stopBranch(ctx, s, mfq, out)
+			res = r.stopBranch(ctx, &s, mfq, out)
 		} else {
 			res = r.toolBranch(ctx, &s, mfq, out)
 		}
@@ -101,7 +101,7 @@ func (r *run) count(msgs []Message, snipFreed int) int {
 // collapse on, auto-compact does not run (collapse replaces it) but
 // collapse owns overflow, so the check is skipped.
 func (r *run) blockingCheckApplies() bool {
-	p := &r.p
+	p := r.p
 	switch {
 	case p.reactiveOnly(r.model.Name):
 		return false
@@ -199,8 +199,12 @@ func (r *run) partialReply(req Request, blocks []Block, resp Response, err error
 			}
 		}
 	}
-	r.uses = appendToolUses(r.uses[:0], msg.Blocks)
-	uses := r.uses
+	uses := msg.Blocks
+	if !allToolUses(uses) {
+		// a reply of tool_uses alone (the usual one) is its own list
+		r.uses = appendToolUses(r.uses[:0], msg.Blocks)
+		uses = r.uses
+	}
 	for _, u := range uses {
 		r.toolUseIDs[u.ID] = true
 	}
@@ -311,6 +315,16 @@ func (r *run) partialHistory(mfq []Message, p partial, resultText string) []Mess
 		history = append(history, r.resultMessage(r.syntheticResults(p.uses, resultText), true))
 	}
 	return history
+}
+
+// allToolUses reports whether every block is a tool_use (false for none).
+func allToolUses(blocks []Block) bool {
+	for bi := range blocks {
+		if blocks[bi].Type != BlockToolUse {
+			return false
+		}
+	}
+	return len(blocks) > 0
 }
 
 func emptyReply(blocks []Block) bool {

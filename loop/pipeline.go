@@ -12,7 +12,7 @@ import (
 // them and what snip freed (the count cannot see it: the thresholds
 // subtract it); it may end the run (the thrash guard).
 func (r *run) prepareMessages(ctx context.Context, s *State, limits Limits) ([]Message, bool, int, *Result) {
-	p := &r.p
+	p := r.p
 	// 1. the messages after the last compact boundary
 	mfq := r.dropBeforeBoundary(s.Messages)
 
@@ -48,7 +48,7 @@ func (r *run) prepareMessages(ctx context.Context, s *State, limits Limits) ([]M
 // toolResultBudget is step 2 of docs/spec.md §2.1: the tool results of
 // each message cut to the policy's budget.
 func (r *run) toolResultBudget(mfq []Message) []Message {
-	p := &r.p
+	p := r.p
 	before := r.size(mfq)
 	// only the newest message can hold tool results not yet budgeted:
 	// the rest were checked when they were newest (or at the start)
@@ -68,7 +68,7 @@ func (r *run) toolResultBudget(mfq []Message) []Message {
 // warning threshold. It returns the messages and the tokens snip freed;
 // a snipper that fails is recorded and changes nothing.
 func (r *run) snip(mfq []Message, limits Limits) ([]Message, int) {
-	p := &r.p
+	p := r.p
 	snipFreed := 0
 	before := r.size(mfq)
 	var res SnipResult
@@ -90,7 +90,7 @@ func (r *run) snip(mfq []Message, limits Limits) ([]Message, int) {
 // the newest kept. A microcompactor that fails is recorded and changes
 // nothing.
 func (r *run) microcompact(mfq []Message) []Message {
-	p := &r.p
+	p := r.p
 	before := r.size(mfq)
 	var res MicrocompactResult
 	// the default microcompactor, which clears in place, sees only
@@ -203,7 +203,7 @@ func (r *run) resizeTail(msgs []Message, from, before, oldTail int) {
 // autoCompact is step 6 of §2.1 with the circuit breaker, the too-few-
 // exchanges skip and the thrash guard.
 func (r *run) autoCompact(ctx context.Context, s *State, mfq []Message, snipFreed int, limits Limits) ([]Message, bool, *Result) {
-	p := &r.p
+	p := r.p
 	count := r.count(mfq, snipFreed)
 	if count < limits.AutoCompactThreshold {
 		return mfq, false, nil

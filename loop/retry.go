@@ -19,8 +19,8 @@ type caller struct {
 	rng  *rand.Rand
 	seed uint64
 	// blocks collects what the model yields during one call; yield, made
-	// once per run, appends to it. It is reused from call to call: a
-	// call's blocks are copied out when it returns.
+	// once per run, appends to it. A call collects them straight into the
+	// run's block chunks, where the reply's message keeps them.
 	blocks []Block
 	yield  func(Block)
 	// toolUseIDs are the tool_use ids of the last successful response, as
@@ -53,7 +53,7 @@ func fallbackError(cause *RequestError, overloads int) *RequestError {
 // send streams req, retrying per policy. It returns the blocks of the
 // last attempt (also on failure, for the tool_uses received before it).
 func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, error) {
-	p := &c.r.p
+	p := c.r.p
 	fallbackReady := p.Fallback && c.r.cfg.FallbackModel.Name != "" && !c.r.fellBack && req.Purpose == PurposeMain
 	retries, overloads, resends, thinkingResends, streamRetries := 0, 0, 0, 0, 0
 	c.cut = false
@@ -129,7 +129,7 @@ func (c *caller) send(ctx context.Context, req Request) ([]Block, Response, erro
 // start, after a back-off of its own (retry-after honoured as above),
 // with a fresh API retry budget. It reports whether it sends again.
 func (c *caller) streamRetry(re *RequestError, attempt int, n *int) bool {
-	p := &c.r.p
+	p := c.r.p
 	if *n >= p.StreamRetries || !streamRetryable(re.Kind) {
 		return false
 	}
@@ -159,7 +159,7 @@ func retryable(k ErrorKind) bool {
 
 // backoff is the simulated delay before retry k (1-based), in ms.
 func (c *caller) backoff(k, retryAfterMS int) int {
-	p := &c.r.p
+	p := c.r.p
 	if c.rng == nil {
 		c.rng = rand.New(rand.NewPCG(c.seed, 0x6c6f6f7073696d))
 	}
@@ -192,12 +192,11 @@ func (c *caller) stream(ctx context.Context, req Request) (blocks []Block, resp 
 			if v := recover(); v != nil {
 				err = panicError("model", v)
 			}
-			// the blocks are kept (the reply's message holds them);
-			// the list they were collected in is used again
-			blocks = c.r.blockLists.clone(c.blocks)
-			clear(c.blocks)
-			c.blocks = c.blocks[:0]
+			// the blocks are kept (the reply's message holds them)
+			blocks = c.r.blockLists.keep(c.blocks)
+			c.blocks = nil
 		}()
+		c.blocks = c.r.blockLists.spare(4)
 		resp, err = c.r.cfg.Model.Stream(ctx, req, c.yield)
 		return
 	}

@@ -7,8 +7,10 @@ import (
 
 // run is one execution of the loop.
 type run struct {
-	cfg   Config
-	p     Policy
+	cfg Config
+	// p is cfg.Policy (not a copy: the run is allocated once per Run,
+	// and a Policy is large)
+	p     *Policy
 	model ModelInfo
 	call  *caller
 	trace Trace
@@ -52,21 +54,20 @@ type run struct {
 	rec       recorder
 
 	// blockLists and idLists hold the blocks and tool_use IDs the run
-	// keeps; uses and runs are reused from turn to turn for a reply's
-	// tool_use blocks and their calls (nothing keeps them past the turn).
+	// keeps; uses and runs are reused from turn to turn for the tool_use
+	// blocks of a reply that has other blocks too and for a batch's calls
+	// (nothing keeps them past the turn).
 	blockLists chunks[Block]
 	idLists    chunks[string]
 	uses       []Block
 	runs       []toolRun
 	// usages hold the replies' usage; changeLists and refLists the
 	// transitions' field changes and the state records' message lists,
-	// with changes the list a transition's diff is built in.
+	// with changes the list a transition's diff is built in (reused).
 	usages      chunks[Usage]
 	changeLists chunks[FieldChange]
 	refLists    chunks[MessageRef]
 	changes     []FieldChange
-	// changesBuf holds changes: a transition changes a few fields.
-	changesBuf [8]FieldChange
 
 	compactor Compactor
 	snipper   Snipper
@@ -90,9 +91,10 @@ func Run(ctx context.Context, cfg Config, messages []Message) (*Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("loop: %w", err)
 	}
-	r := &run{cfg: cfg, p: cfg.Policy, model: cfg.Primary, ids: map[string]bool{}, toolUseIDs: map[string]bool{},
+	r := &run{cfg: cfg, model: cfg.Primary, ids: map[string]bool{}, toolUseIDs: map[string]bool{},
 		compactor: cfg.Compactor, snipper: cfg.Snipper, micro: cfg.Microcompactor, collapser: cfg.Collapser,
 		counter: cfg.Counter, estimator: cfg.Estimator}
+	r.p = &r.cfg.Policy
 	if r.compactor == nil {
 		r.compactor = SummaryCompactor{MaxCalls: r.p.CompactMaxCalls, ReaskMissingTags: r.p.CompactReaskMissingTags,
 			DropOldestOnOverflow: r.p.CompactDropOldestOnOverflow, OverflowResends: r.p.CompactOverflowResends,
@@ -114,7 +116,6 @@ func Run(ctx context.Context, cfg Config, messages []Message) (*Result, error) {
 		r.estimator = CharEstimator{}
 	}
 	r.call = newCaller(r, cfg.Seed)
-	r.changes = r.changesBuf[:0]
 	if err := ValidateHistory(messages); err != nil {
 		return nil, fmt.Errorf("loop: starting history: %w", err)
 	}
@@ -230,28 +231,22 @@ func (r *run) finish(s State, history []Message, t Terminal, msg string) *Result
 	return &Result{Terminal: t, State: s, Trace: r.trace, Stats: r.stats}
 }
 
-// advance applies transition t to s (the docs/spec.md §3 table), then the
-// values the transition computed (edit), and records it.
-func (r *run) advance(s State, t Transition, messages []Message, edit ...func(State) State) State {
-	return r.advanceDropping(s, t, messages, "", edit...)
+// advance applies transition t to *s in place (the docs/spec.md §3
+// table), then the values the transition computed (edit), and records it.
+// Every branch advances the state in place: a copy of State, which holds
+// pointers, costs a write-barrier flush while the collector marks.
+func (r *run) advance(s *State, t Transition, messages []Message, edit ...func(*State)) {
+	r.advanceDropping(s, t, messages, "", edit...)
 }
 
 // advanceDropping is advance for a continue that discards the reply with
 // ID dropped (escalation, malformed tool use, empty reply): the reply never
 // enters the history, and the transition event names it.
-func (r *run) advanceDropping(s State, t Transition, messages []Message, dropped string, edit ...func(State) State) State {
-	r.advanceIn(&s, t, messages, dropped, edit...)
-	return s
-}
-
-// advanceIn is advanceDropping applied to *s in place: the turn's path
-// (next_turn) takes it to spare copies of the state, which holds
-// pointers.
-func (r *run) advanceIn(s *State, t Transition, messages []Message, dropped string, edit ...func(State) State) {
+func (r *run) advanceDropping(s *State, t Transition, messages []Message, dropped string, edit ...func(*State)) {
 	s.apply(t)
 	s.Messages = messages
 	for _, e := range edit {
-		*s = e(*s)
+		e(s)
 	}
 	if r.listening() {
 		r.changes = diffState(r.changes[:0], &r.iterStart, s)

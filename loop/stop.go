@@ -12,33 +12,35 @@ const StopHookFeedbackPrefix = "Stop hook feedback: "
 // stopBranch is docs/spec.md §2.5: the reply has no tool_use. It takes
 // that section's steps in order, each deciding here whether it applies; the
 // first that ends the run or continues the loop returns.
-func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out streamOutcome) (State, *Result) {
-	p := &r.p
+func (r *run) stopBranch(ctx context.Context, s *State, mfq []Message, out streamOutcome) *Result {
+	p := r.p
 	w := out.withheld
 	overflow := w != nil && (w.Kind == WithheldPromptTooLong || w.Kind == WithheldMedia)
 
 	// an API error skips the recoveries (nothing is withheld) and ends
 	// at step 5
 	if out.apiError != nil {
-		return s, r.stopFailure(ctx, s, out.apiError, out.errorText)
+		return r.stopFailure(ctx, *s, out.apiError, out.errorText)
 	}
 
 	// the released agent's retries of malformed and empty replies
 	if out.malformed {
 		if s.MalformedToolUseRetries >= p.MalformedToolUseRetries {
-			return s, r.malformedExhausted(s, mfq, out.reply)
+			return r.malformedExhausted(*s, mfq, out.reply)
 		}
 		r.stats.DiscardedOutputTokens += out.reply.Tokens
-		return r.advanceDropping(s, MalformedToolUseRetry, join(mfq, []Message{r.metaText(MalformedNudge)}), out.reply.ID), nil
+		r.advanceDropping(s, MalformedToolUseRetry, join(mfq, []Message{r.metaText(MalformedNudge)}), out.reply.ID)
+		return nil
 	}
 	if out.empty && s.EmptyReplyRetries < p.EmptyReplyRetries {
-		return r.advanceDropping(s, EmptyReplyRetry, join(mfq, []Message{r.metaText(EmptyReplyNudge)}), out.reply.ID), nil
+		r.advanceDropping(s, EmptyReplyRetry, join(mfq, []Message{r.metaText(EmptyReplyNudge)}), out.reply.ID)
+		return nil
 	}
 
 	// 1. collapse drain
 	if w != nil && w.Kind == WithheldPromptTooLong && p.ContextCollapse && s.Transition != CollapseDrainRetry {
-		if n, drained := r.collapseDrain(s, mfq); drained {
-			return n, nil
+		if r.collapseDrain(s, mfq) {
+			return nil
 		}
 	}
 
@@ -47,11 +49,11 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 	if overflow {
 		tailAs, minExchanges := r.overflowRule(out.tooLarge)
 		if p.reactiveCompactActive() && s.reactiveAttempts() < p.MaxReactiveCompactsInRow && len(Exchanges(mfq)) >= minExchanges {
-			if n, compacted := r.reactiveCompact(ctx, &s, mfq, tailAs); compacted {
-				return n, nil
+			if r.reactiveCompact(ctx, s, mfq, tailAs) {
+				return nil
 			}
 		}
-		return s, r.overflowEnd(s, mfq, w)
+		return r.overflowEnd(*s, mfq, w)
 	}
 
 	if out.truncated {
@@ -60,15 +62,17 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 		if p.Escalation && s.MaxOutputTokensOverride == 0 && escalated > p.MaxTokens(r.model) &&
 			!(p.EscalateOncePerStretch && s.EscalatedThisStretch) {
 			r.stats.DiscardedOutputTokens += out.reply.Tokens
-			return r.advanceDropping(s, MaxOutputTokensEscalate, mfq, out.reply.ID,
-				func(n State) State { n.MaxOutputTokensOverride = escalated; return n }), nil
+			r.advanceDropping(s, MaxOutputTokensEscalate, mfq, out.reply.ID,
+				func(n *State) { n.MaxOutputTokensOverride = escalated })
+			return nil
 		}
 		// 4. recovery
 		if s.MaxOutputTokensRecoveryCount < p.MaxOutputRecoveries {
-			return r.advance(s, MaxOutputTokensRecovery, append(grow(mfq, 2), out.reply, r.metaText(RecoveryNudge))), nil
+			r.advance(s, MaxOutputTokensRecovery, append(grow(mfq, 2), out.reply, r.metaText(RecoveryNudge)))
+			return nil
 		}
 		// exhausted: the withheld error ends the loop
-		return s, r.truncationExhausted(ctx, s, mfq, out.reply, w)
+		return r.truncationExhausted(ctx, *s, mfq, out.reply, w)
 	}
 
 	// 5. an API error ends the run through the stop-failure hooks:
@@ -77,20 +81,20 @@ func (r *run) stopBranch(ctx context.Context, s State, mfq []Message, out stream
 
 	// 6. stop hooks
 	if r.cfg.StopHooks != nil {
-		if n, res, decided := r.stopHooks(ctx, s, history); decided {
-			return n, res
+		if res, decided := r.stopHooks(ctx, s, history); decided {
+			return res
 		}
 	}
 
 	// 7. token budget
 	if p.TokenBudget && r.cfg.TokenBudget > 0 {
-		if n, continued := r.tokenBudget(s, history); continued {
-			return n, nil
+		if r.tokenBudget(s, history) {
+			return nil
 		}
 	}
 
 	// 8. completed
-	return s, r.finish(s, history, Completed, strings.TrimSpace(history[len(history)-1].Text()))
+	return r.finish(*s, history, Completed, strings.TrimSpace(history[len(history)-1].Text()))
 }
 
 // malformedExhausted ends the run when the model asked for a tool
@@ -104,23 +108,24 @@ func (r *run) malformedExhausted(s State, mfq []Message, reply Message) *Result 
 // collapses and, when any were committed, continue with the drained
 // messages (collapse_drain_retry). A collapser that fails is recorded
 // and the branch goes on to step 2.
-func (r *run) collapseDrain(s State, mfq []Message) (State, bool) {
+func (r *run) collapseDrain(s *State, mfq []Message) bool {
 	before := SumTokens(mfq)
 	in := r.collapseInput(mfq, s.StagedCollapses, 0)
 	var res CollapseResult
 	err := guard("collapser", func() { res = r.collapser.Drain(in) })
 	if err != nil {
 		emit(r, Stage{Stage: StageCollapseDrain, TokensBefore: before, TokensAfter: before, Error: err.Error()})
-		return s, false
+		return false
 	}
 	if res.Committed == 0 {
-		return s, false
+		return false
 	}
 	drained := r.resize(res.Messages)
 	emit(r, Stage{Stage: StageCollapseDrain, TokensBefore: before, TokensAfter: SumTokens(drained), Changed: res.Committed,
 		Staged: len(res.Staged), Removed: res.Removed})
 	s.StagedCollapses = res.Staged
-	return r.advance(s, CollapseDrainRetry, drained), true
+	r.advance(s, CollapseDrainRetry, drained)
+	return true
 }
 
 // overflowRule is the rule step 2 compacts an overflow by: the trigger
@@ -139,18 +144,19 @@ func (r *run) overflowRule(tooLarge bool) (CompactTrigger, int) {
 // compaction that fails is recorded, s keeps what the attempt changed,
 // and the overflow then ends the run. tailAs is the trigger whose rule
 // decides what is kept verbatim.
-func (r *run) reactiveCompact(ctx context.Context, s *State, mfq []Message, tailAs CompactTrigger) (State, bool) {
+func (r *run) reactiveCompact(ctx context.Context, s *State, mfq []Message, tailAs CompactTrigger) bool {
 	count := r.count(mfq, 0)
 	history, removed, kept, err := r.compact(ctx, s, TriggerReactive, tailAs, mfq, count)
 	ev := Compaction{Trigger: TriggerReactive, TokensBefore: count, TokensAfter: count}
 	if err != nil {
 		ev.Error = err.Error()
 		emit(r, ev)
-		return *s, false
+		return false
 	}
 	ev.OK, ev.TokensAfter, ev.Removed, ev.Kept = true, SumTokens(afterBoundary(history)), removed, kept
 	emit(r, ev)
-	return r.advance(*s, ReactiveCompactRetry, history), true
+	r.advance(s, ReactiveCompactRetry, history)
+	return true
 }
 
 // overflowEnd ends the run on the withheld overflow error, shown:
@@ -182,7 +188,7 @@ func (r *run) truncationExhausted(ctx context.Context, s State, mfq []Message, r
 // continuation, or a block passes the cap or the turn cap) or continue
 // the loop (stop_hook_blocking); a hook that fails or passes lets the
 // branch go on to step 7.
-func (r *run) stopHooks(ctx context.Context, s State, history []Message) (next State, res *Result, decided bool) {
+func (r *run) stopHooks(ctx context.Context, s *State, history []Message) (res *Result, decided bool) {
 	var hr StopHookResult
 	var err error
 	in := StopHookInput{Messages: history, StopHookActive: s.StopHookActive, Turn: s.TurnCount}
@@ -194,21 +200,20 @@ func (r *run) stopHooks(ctx context.Context, s State, history []Message) (next S
 	case err != nil:
 		ev.Outcome, ev.Error = HookFail, err.Error()
 		emit(r, ev)
-		return s, nil, false
+		return nil, false
 	case hr.PreventContinuation:
 		ev.Outcome = HookPrevent
 		if hr.Reason != "" {
 			ev.Messages = []string{hr.Reason}
 		}
 		emit(r, ev)
-		return s, r.finish(s, history, StopHookPrevented, hr.Reason), true
+		return r.finish(*s, history, StopHookPrevented, hr.Reason), true
 	case len(hr.BlockingErrors) > 0:
-		next, res = r.stopHookBlocked(s, history, ev, hr.BlockingErrors)
-		return next, res, true
+		return r.stopHookBlocked(s, history, ev, hr.BlockingErrors), true
 	}
 	ev.Outcome = HookPass
 	emit(r, ev)
-	return s, nil, false
+	return nil, false
 }
 
 // stopHookBlocked follows stop hooks that returned blocking errors: past
@@ -216,55 +221,53 @@ func (r *run) stopHooks(ctx context.Context, s State, history []Message) (next S
 // the run ends; when blocks count as turns, one past the turn cap ends
 // it (max_turns); otherwise the errors are fed back as meta user
 // messages and the loop continues (stop_hook_blocking).
-func (r *run) stopHookBlocked(s State, history []Message, ev StopHook, blocking []string) (State, *Result) {
-	p := &r.p
+func (r *run) stopHookBlocked(s *State, history []Message, ev StopHook, blocking []string) *Result {
+	p := r.p
 	ev.Messages = blocking
 	if p.StopHookBlockCap > 0 && s.StopHookBlocksInRow >= p.StopHookBlockCap {
 		ev.Outcome = HookCapOverride
 		emit(r, ev)
 		emit(r, Notice{Text: BlockCapNotice})
-		return s, r.finish(s, history, p.StopHookCapAction, BlockCapNotice)
+		return r.finish(*s, history, p.StopHookCapAction, BlockCapNotice)
 	}
 	ev.Outcome, ev.BlocksInRow = HookBlock, s.StopHookBlocksInRow+1
 	emit(r, ev)
 	if p.StopHookBlocksCountAsTurns {
 		if next := s.TurnCount + 1; p.MaxTurns > 0 && next > p.MaxTurns {
 			emit(r, Notice{Text: MaxTurnsNotice})
-			return s, r.finish(s, history, MaxTurns, MaxTurnsNotice)
+			return r.finish(*s, history, MaxTurns, MaxTurnsNotice)
 		}
 	}
 	history = grow(history, len(blocking))
 	for _, e := range blocking {
 		history = append(history, r.metaText(StopHookFeedbackPrefix+e))
 	}
-	n := r.advance(s, StopHookBlocking, history, func(n State) State {
+	r.advance(s, StopHookBlocking, history, func(n *State) {
 		if p.StopHookBlocksCountAsTurns {
 			n.TurnCount++
 		}
-		return n
 	})
-	return n, nil
+	return nil
 }
 
 // tokenBudget is step 7 of docs/spec.md §2.5: while the run's output is
 // below the completion ratio of the token budget and not diminishing,
 // nudge the model with the percentage reached and continue
 // (token_budget_continuation).
-func (r *run) tokenBudget(s State, history []Message) (State, bool) {
-	p := &r.p
+func (r *run) tokenBudget(s *State, history []Message) bool {
+	p := r.p
 	b := s.Budget
 	delta := r.outputTotal - b.LastTotal
 	diminishing := b.Continuations >= p.BudgetDiminishingAfter && delta < p.BudgetDiminishingDelta && b.LastDelta < p.BudgetDiminishingDelta
 	if !diminishing && float64(r.outputTotal) < p.BudgetCompletionRatio*float64(r.cfg.TokenBudget) {
 		pct := r.outputTotal * 100 / r.cfg.TokenBudget
 		nudge := r.metaText(fmt.Sprintf("Stopped at %d%% of the token target (%d / %d). Keep working; do not summarise.", pct, r.outputTotal, r.cfg.TokenBudget))
-		n := r.advance(s, TokenBudgetContinuation, append(grow(history, 1), nudge), func(n State) State {
+		r.advance(s, TokenBudgetContinuation, append(grow(history, 1), nudge), func(n *State) {
 			n.Budget = BudgetTracker{Continuations: b.Continuations + 1, LastDelta: delta, LastTotal: r.outputTotal}
-			return n
 		})
-		return n, true
+		return true
 	}
-	return s, false
+	return false
 }
 
 // stopFailure is step 5 of docs/spec.md §2.5: the last message of history is an

@@ -12,10 +12,11 @@ import "encoding/json"
 // result in the next message. With Policy.StreamCutKeepsReply the
 // partial reply of text alone is followed by nothing (its tool_uses,
 // when it has some, ran through the tool branch instead).
-func (r *run) streamErrorRecovery(s State, mfq []Message, out streamOutcome) State {
+func (r *run) streamErrorRecovery(s *State, mfq []Message, out streamOutcome) {
 	if r.p.StreamCutKeepsReply && len(out.toolUses) == 0 {
 		// the partial reply alone, no note (codex)
-		return r.advance(s, StreamErrorRecovery, append(grow(mfq, 1), out.reply))
+		r.advance(s, StreamErrorRecovery, append(grow(mfq, 1), out.reply))
+		return
 	}
 	var next Message
 	if len(out.toolUses) > 0 {
@@ -23,7 +24,7 @@ func (r *run) streamErrorRecovery(s State, mfq []Message, out streamOutcome) Sta
 	} else {
 		next = r.metaText(StreamErrorNudge)
 	}
-	return r.advance(s, StreamErrorRecovery, append(grow(mfq, 2), out.reply, next))
+	r.advance(s, StreamErrorRecovery, append(grow(mfq, 2), out.reply, next))
 }
 
 // finishedBlocks drops the block an error event cut open: a last tool_use

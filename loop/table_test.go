@@ -90,7 +90,8 @@ func delta(a, b int) string {
 func TestAdvanceRecordsChangedFields(t *testing.T) {
 	s := State{TurnCount: 1, MaxOutputTokensRecoveryCount: 2, Transition: MaxOutputTokensRecovery}
 	r := &run{iterStart: s}
-	n := r.advance(s, NextTurn, []Message{{ID: "a"}, {ID: "b"}})
+	n := s
+	r.advance(&n, NextTurn, []Message{{ID: "a"}, {ID: "b"}})
 	require.Equal(t, 2, n.TurnCount, "advance: turn")
 	require.Len(t, n.Messages, 2, "advance: messages")
 	got := r.trace[0].(TransitionEvent)

@@ -14,7 +14,7 @@ const InputErrorResult = "Input error: the tool input is not valid JSON"
 
 // toolBranch is docs/spec.md §2.6: the reply has tool_use blocks.
 func (r *run) toolBranch(ctx context.Context, s *State, mfq []Message, out streamOutcome) *Result {
-	p := &r.p
+	p := r.p
 	emit(r, ToolBatch{ToolUses: out.toolUseIDs})
 	runs := r.runTools(ctx, out.toolUses)
 
@@ -63,7 +63,7 @@ func (r *run) toolBranch(ctx context.Context, s *State, mfq []Message, out strea
 		emit(r, Notice{Text: MaxTurnsNotice})
 		return r.finish(*s, history, MaxTurns, MaxTurnsNotice)
 	}
-	r.advanceIn(s, NextTurn, history, "")
+	r.advance(s, NextTurn, history)
 	return nil
 }
 
