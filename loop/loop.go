@@ -45,7 +45,7 @@ func (r *run) loop(ctx context.Context, s State) *Result {
 		}
 
 		// 2.1 prepare messages
-		limits := r.p.Limits(r.model)
+		limits := r.p.limits(r.model)
 		mfq, compacted, snipFreed, term := r.prepareMessages(ctx, &s, limits)
 		if term != nil {
 			return term
@@ -142,7 +142,7 @@ type streamOutcome struct {
 // callModel sends the main request with the inner fallback loop (2.3) and
 // handles abort (2.4).
 func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutcome {
-	maxTokens := r.p.MaxTokens(r.model)
+	maxTokens := r.p.maxTokens(r.model)
 	if s.MaxOutputTokensOverride > 0 {
 		maxTokens = s.MaxOutputTokensOverride
 	}

@@ -166,7 +166,7 @@ func (r *run) dropBeforeBoundary(msgs []Message) []Message {
 
 // collapseInput builds the collapser's input with the policy's thresholds.
 func (r *run) collapseInput(mfq []Message, staged []Span, snipFreed int) CollapseInput {
-	eff := r.p.Limits(r.model).EffectiveWindow
+	eff := r.p.limits(r.model).EffectiveWindow
 	return CollapseInput{Messages: mfq, Tokens: r.count(mfq, snipFreed), Staged: staged,
 		StageAt: eff * r.p.CollapseStagePercent / 100, CommitAt: eff * r.p.CollapseCommitPercent / 100,
 		KeepRecent: r.p.CollapseKeepRecent}
@@ -278,7 +278,7 @@ func (r *run) compact(ctx context.Context, s *State, trigger, tailAs CompactTrig
 		tail = 0 // a later auto-compaction summarises everything
 	}
 	req := CompactRequest{Trigger: trigger, Messages: mfq, Tokens: count, Model: s.ToolUseContext.Model,
-		MaxTokens: r.p.MaxTokens(r.model), Tools: s.ToolUseContext.Tools, PreserveTail: tail, Call: r.call}
+		MaxTokens: r.p.maxTokens(r.model), Tools: s.ToolUseContext.Tools, PreserveTail: tail, Call: r.call}
 	var res CompactResult
 	var err error
 	if gerr := guard("compactor", func() { res, err = r.compactor.Compact(ctx, req) }); gerr != nil {

@@ -453,7 +453,11 @@ type Limits struct {
 }
 
 // Limits computes the thresholds of docs/spec.md §6 (and docs/profile-claude-code.md §3) for model m.
-func (p Policy) Limits(m ModelInfo) Limits {
+func (p Policy) Limits(m ModelInfo) Limits { return p.limits(m) }
+
+// limits is Limits without copying the policy (the loop asks every
+// iteration, and a Policy is large).
+func (p *Policy) limits(m ModelInfo) Limits {
 	w := m.ContextWindow
 	if p.ContextWindow > 0 {
 		w = p.ContextWindow
@@ -477,7 +481,10 @@ func (p Policy) Limits(m ModelInfo) Limits {
 }
 
 // MaxTokens is the output cap of an ordinary request to model m.
-func (p Policy) MaxTokens(m ModelInfo) int {
+func (p Policy) MaxTokens(m ModelInfo) int { return p.maxTokens(m) }
+
+// maxTokens is MaxTokens without copying the policy.
+func (p *Policy) maxTokens(m ModelInfo) int {
 	if p.DefaultMaxTokens > 0 {
 		return min(p.DefaultMaxTokens, m.MaxOutputTokens)
 	}
@@ -487,7 +494,7 @@ func (p Policy) MaxTokens(m ModelInfo) int {
 // streamCutBudget is how many continuations after a cut stream a run
 // may make in a row: StreamRetries with StreamCutKeepsReply, else
 // MaxOutputRecoveries.
-func (p Policy) streamCutBudget() int {
+func (p *Policy) streamCutBudget() int {
 	if p.StreamCutKeepsReply {
 		return p.StreamRetries
 	}
@@ -496,13 +503,13 @@ func (p Policy) streamCutBudget() int {
 
 // reactiveOnly reports whether model runs without threshold or blocking
 // limit.
-func (p Policy) reactiveOnly(model string) bool { return contains(p.ReactiveOnlyModels, model) }
+func (p *Policy) reactiveOnly(model string) bool { return contains(p.ReactiveOnlyModels, model) }
 
 // reactiveCompactActive is reactive compaction as it acts: off when the
 // user switched auto-compact off and the policy ties the two.
-func (p Policy) reactiveCompactActive() bool {
+func (p *Policy) reactiveCompactActive() bool {
 	return p.ReactiveCompact && (p.AutoCompact || p.ReactiveCompactWhenAutoOff)
 }
 
 // autoCompactActive is auto-compact as it acts: off while collapse is on.
-func (p Policy) autoCompactActive() bool { return p.AutoCompact && !p.ContextCollapse }
+func (p *Policy) autoCompactActive() bool { return p.AutoCompact && !p.ContextCollapse }

@@ -59,7 +59,7 @@ func (r *run) stopBranch(ctx context.Context, s *State, mfq []Message, out strea
 	if out.truncated {
 		// 3. escalate
 		escalated := min(p.EscalatedMaxTokens, r.model.MaxOutputTokens)
-		if p.Escalation && s.MaxOutputTokensOverride == 0 && escalated > p.MaxTokens(r.model) &&
+		if p.Escalation && s.MaxOutputTokensOverride == 0 && escalated > p.maxTokens(r.model) &&
 			!(p.EscalateOncePerStretch && s.EscalatedThisStretch) {
 			r.stats.DiscardedOutputTokens += out.reply.Tokens
 			r.advanceDropping(s, MaxOutputTokensEscalate, mfq, out.reply.ID,
