@@ -39,10 +39,12 @@
 // [KnownFindings] are the ways a profile breaks an invariant on purpose
 // (the seed's unbounded stop-hook blocks and repeated escalation), each
 // with the policy option that fixes it. [Decide] is the decision table
-// restated from docs/spec.md §2-§4 and docs/profile-claude-code.md without reusing
-// package loop's code, with the API retry layer and model fallback
-// ([RetryLayer]) and auto-compact and the blocking limit before each
-// request ([PreRequest]). [Explore] runs every script up to a length over
+// restated from docs/spec.md §2-§4, docs/profile-claude-code.md and
+// docs/profile-codex.md without reusing package loop's code, with the API
+// retry layer, the outer retry layer and model fallback ([RetryLayer])
+// and auto-compact and the blocking limit before each request
+// ([PreRequest]); a test drives it and the loop side by side over the
+// three profiles and the policies PolicyGen draws from them. [Explore] runs every script up to a length over
 // the fault [Alphabet]. [Coverage] and [Reachable] back the coverage
 // guard of the tests.
 //

@@ -113,9 +113,12 @@ func (d *driver) step(h Happened) (Decision, []loop.FieldChange, error) {
 			}
 			switch x := e.(type) {
 			case loop.Retry:
-				if x.NonStreaming {
+				switch {
+				case x.NonStreaming:
 					d.actions = append(d.actions, "non_streaming "+string(x.Reason))
-				} else {
+				case x.StreamRetry:
+					d.actions = append(d.actions, "stream_retry "+string(x.Reason))
+				default:
 					d.actions = append(d.actions, "retry "+string(x.Reason))
 				}
 			case loop.Fallback:

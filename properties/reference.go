@@ -134,7 +134,9 @@ type RefEnv struct {
 	Headroom bool
 	// TokenBudget is the run's budget; zero means none.
 	TokenBudget int
-	// Compactable: the conversation has enough exchanges to compact.
+	// Compactable: the conversation has something a compaction can
+	// summarise; whether it has the exchanges a rule needs is read from
+	// Exchanges.
 	Compactable bool
 	// FallbackModel: the run has a fallback model configured.
 	FallbackModel bool
@@ -179,7 +181,9 @@ func Decide(p loop.Policy, env RefEnv, s RefState, h Happened) (Decision, RefSta
 		if replied(h.Reply) {
 			n.Auto.RepliesSince++
 		}
-		if keepsReply(d.Transition) {
+		if keepsReply(d.Transition) && cutOf(h.Reply) == "" {
+			// a cut reply has no usage: the count stays anchored on
+			// the reply before it
 			n.Context = h.Context
 		}
 	}
@@ -193,14 +197,20 @@ func decideAfterRequest(p loop.Policy, env RefEnv, s RefState, h Happened) (Deci
 	retry := RetryLayer(p, env.FallbackModel, s.FellBack, h.Attempts(p))
 	s.FellBack = retry.FellBack
 	if retry.Cut {
-		// docs/profile-claude-code.md §7 as observed: the finished blocks are kept and the
-		// request streamed again, counted with the truncation recoveries
-		if s.Recoveries < p.MaxOutputRecoveries {
-			return next(s, loop.StreamErrorRecovery)
+		// docs/profile-claude-code.md §7 as observed: the finished blocks
+		// are kept and the request streamed again, counted with the
+		// truncation recoveries; codex (docs/profile-codex.md) keeps the
+		// cut reply as if it had finished, its tool calls run, and counts
+		// the continuations against the stream retries
+		if s.Recoveries >= streamCutBudget(p) {
+			return end(p.APIErrorTerminal)
 		}
-		return end(p.APIErrorTerminal)
+		if p.StreamCutKeepsReply && h.Reply == ReplyStreamCutToolUse {
+			return toolTurn(p, s, h.Tools)
+		}
+		return next(s, loop.StreamErrorRecovery)
 	}
-	if retry.Failed != "" {
+	if retry.Failed != "" && !h.IsReplyFailure(retry.Failed) {
 		// docs/profile-claude-code.md §7: an exhausted or unretried API failure
 		return end(p.APIErrorTerminal)
 	}
@@ -252,7 +262,14 @@ func overflow(p loop.Policy, env RefEnv, s RefState, h Happened) (Decision, RefS
 	if !media && p.ContextCollapse && s.Last != loop.CollapseDrainRetry && h.DrainCommits {
 		return next(s, loop.CollapseDrainRetry)
 	}
-	if p.ReactiveCompact && (p.AutoCompact || p.ReactiveCompactWhenAutoOff) && s.ReactiveCompacts < p.MaxReactiveCompactsInRow && env.Compactable && h.CompactOK {
+	// a 413 compacts as an auto-compaction would when the policy says
+	// (observed of claude-code), any other overflow by the reactive rule
+	minExchanges := p.MinExchangesToReactiveCompact
+	if h.Reply == ReplyRequestTooLarge && p.RequestTooLargeAsAuto {
+		minExchanges = p.MinExchangesToCompact
+	}
+	if p.ReactiveCompact && (p.AutoCompact || p.ReactiveCompactWhenAutoOff) && s.ReactiveCompacts < p.MaxReactiveCompactsInRow &&
+		env.Compactable && env.Exchanges >= minExchanges && h.CompactOK {
 		return next(s, loop.ReactiveCompactRetry)
 	}
 	if media {

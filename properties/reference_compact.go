@@ -60,7 +60,8 @@ const (
 //     consecutive one ends rapid_refill_breaker, a refill further apart
 //     restarts the count (docs/profile-claude-code.md §3);
 //   - a success resets the failures and restarts the reply count; a
-//     failure adds one failure;
+//     failure adds one failure and, with p.AutoCompactFailureEndsRun
+//     (observed of codex), ends the run api_error before the request;
 //   - if nothing was compacted and the count is at or over the blocking
 //     limit, the loop ends blocking_limit (docs/spec.md §2.2), except when the
 //     reactive path owns overflow (p.ReactiveOwnsOverflow with reactive
@@ -92,6 +93,10 @@ func PreRequest(p loop.Policy, env RefEnv, s RefState, compactOK bool) (string, 
 			return CompactOK, "", s
 		}
 		s.Auto.Failures++
+		if p.AutoCompactFailureEndsRun {
+			// observed of codex: the turn fails with its compaction
+			return CompactFailed, loop.APIError, s
+		}
 		attempt = CompactFailed
 	}
 	if count >= lim.BlockingLimit && !(p.ReactiveOwnsOverflow && p.ReactiveCompact && autoOn) {
@@ -107,7 +112,8 @@ func replied(r Reply) bool {
 	case ReplyPromptTooLong, ReplyMedia, ReplyRequestTooLarge, ReplyImage, ReplyAPIError, ReplyAborted:
 		return false
 	}
-	return true
+	// a cut stream is a failed request, not a reply
+	return cutOf(r) == ""
 }
 
 // keepsReply reports whether transition t keeps the iteration's reply in

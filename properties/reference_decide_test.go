@@ -36,7 +36,7 @@ func repeatHappened(h Happened, n int) []Happened {
 // and examples of docs/spec.md §2-§5 and docs/profile-claude-code.md.
 func TestDecideFollowsTheDocuments(t *testing.T) {
 	seed, cc := loop.Seed(), loop.ClaudeCode()
-	env := RefEnv{Headroom: true, Compactable: true}
+	env := RefEnv{Headroom: true, Compactable: true, Exchanges: 5}
 	trunc := Happened{Reply: ReplyTruncated, Output: 8_000}
 	ptl := Happened{Reply: ReplyPromptTooLong, CompactOK: true}
 	text := Happened{Reply: ReplyText, Output: 10, Hook: HookBlocks}

@@ -2,7 +2,6 @@ package properties
 
 import (
 	"fmt"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,19 +18,19 @@ import (
 // model (Decide) with the same iteration outcomes, drawn by rapid as a
 // state machine, and requires the same decision at every step and the
 // same counters after it (the loop's read from its transitions' field
-// changes), the same retry-layer actions (retries, non-streaming
-// switches, fallbacks; see RetryLayer) for the failures drawn before each
-// reply, the same auto-compactions attempted before each request (the
+// changes), the same retry-layer actions (retries, the outer layer's
+// retries, non-streaming switches, fallbacks; see RetryLayer) for the
+// failures drawn before each reply, the same auto-compactions attempted before each request (the
 // replies report context sizes drawn around the policy's thresholds), and
 // the same stop_hook_active handed to the stop hooks. A
-// run that ends starts the next one. The policy is a profile as it is or
-// drawn swarm-style from it.
+// run that ends starts the next one. The policy is a built-in profile as
+// it is or drawn swarm-style from it (PolicyGen).
 func TestReferenceAgreesWithLoop(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		base := rapid.SampledFrom([]loop.Policy{loop.Seed(), loop.ClaudeCode()}).Draw(rt, "profile")
+		base := rapid.SampledFrom([]loop.Policy{loop.Seed(), loop.ClaudeCode(), loop.Codex()}).Draw(rt, "profile")
 		p := base
 		if rapid.Bool().Draw(rt, "swarm policy") {
-			p = keepReferenceFixed(PolicyGen(base).Draw(rt, "policy"), base)
+			p = PolicyGen(base).Draw(rt, "policy")
 		}
 		p.MaxTurns = rapid.SampledFrom([]int{0, 3}).Draw(rt, "max turns")
 		// snip frees the sizes of the messages it drops, which the
@@ -39,6 +38,18 @@ func TestReferenceAgreesWithLoop(t *testing.T) {
 		p.Snip = false
 		// a non-streaming cap under the models' maximum, so that it binds
 		p.NonStreamingMaxTokens = rapid.SampledFrom([]int{64_000, 4_000}).Draw(rt, "non_streaming_max_tokens")
+		// the driver's conversation keeps more exchanges than the drawn
+		// minimums; the largest minimum makes the rules that need them
+		// (auto-compaction and a 413 compacted as one, reactive
+		// compaction) refuse. The later auto-compaction's minimum goes
+		// with the first's: the reference does not know whether the
+		// conversation begins with a summary.
+		if rapid.Bool().Draw(rt, "too few exchanges for auto-compaction") {
+			p.MinExchangesToCompact, p.MinExchangesToLaterCompact = 1000, 1000
+		}
+		if rapid.Bool().Draw(rt, "too few exchanges for reactive compaction") {
+			p.MinExchangesToReactiveCompact = 1000
+		}
 		m := &refMachine{p: p, budget: rapid.SampledFrom([]int{0, 3_000}).Draw(rt, "token budget"),
 			pressure: rapid.Bool().Draw(rt, "context pressure")}
 		primary := loop.ModelInfo{Name: primaryName, ContextWindow: 200_000, MaxOutputTokens: 64_000}
@@ -293,30 +304,4 @@ func (m *refMachine) requests(actions []string, ended bool) []string {
 		out = append(out, requestShape(model[fellBack], nonStreaming, capFor(nonStreaming)))
 	}
 	return out
-}
-
-// referenceFixedFields are the policy fields the reference does not
-// mirror: TestReferenceAgreesWithLoop keeps them at the profile's value
-// in the policies PolicyGen draws, each for the reason given. (Fields the
-// driver never lets act, such as the default compactor's overflow rules
-// or the drop after a response began, are drawn: they change nothing
-// there.)
-var referenceFixedFields = []fixedField{
-	{"StreamRetries", "the outer retry layer around the API retries: RetryLayer models the API layer only"},
-	{"RateLimitedStreamRetryOnly", "leaves a 429 to the outer retry layer, which RetryLayer does not model"},
-	{"AutoCompactFailureEndsRun", "PreRequest goes on to the request after a failed auto-compaction"},
-	{"MinExchangesToLaterCompact", "the reference does not know whether the conversation begins with a summary (RefEnv.Exchanges is a lower bound)"},
-	{"MinExchangesToReactiveCompact", "the reference takes every overflow as compactable (RefEnv.Compactable) whatever the exchanges"},
-	{"RequestTooLargeAsAuto", "the reference compacts a 413 by the reactive rule"},
-	{"StreamCutKeepsReply", "the reference continues a cut stream with a recovery, never a tool turn"},
-}
-
-// keepReferenceFixed is p with the fields of referenceFixedFields set
-// back to base's values.
-func keepReferenceFixed(p, base loop.Policy) loop.Policy {
-	pv, bv := reflect.ValueOf(&p).Elem(), reflect.ValueOf(base)
-	for _, f := range referenceFixedFields {
-		pv.FieldByName(f.Field).Set(bv.FieldByName(f.Field))
-	}
-	return p
 }

@@ -67,22 +67,3 @@ func TestPolicyGenDrawsEveryField(t *testing.T) {
 		}
 	}
 }
-
-// TestReferenceFixedFieldsArePolicyFields: every field the reference
-// test keeps fixed is a field of loop.Policy that PolicyGen draws (one
-// that it keeps fixed anyway needs no entry), listed once, with its
-// reason.
-func TestReferenceFixedFieldsArePolicyFields(t *testing.T) {
-	policyType := reflect.TypeFor[loop.Policy]()
-	seen := map[string]bool{}
-	for _, f := range referenceFixedFields {
-		_, ok := policyType.FieldByName(f.Field)
-		assert.True(t, ok, "referenceFixedFields lists %s, which loop.Policy has no field of", f.Field)
-		assert.NotEmpty(t, f.Why, "referenceFixedFields: %s needs its reason", f.Field)
-		assert.False(t, seen[f.Field], "referenceFixedFields lists %s twice", f.Field)
-		seen[f.Field] = true
-		for _, fixed := range fixedPolicyFields {
-			assert.NotEqual(t, fixed.Field, f.Field, "referenceFixedFields lists %s, which PolicyGen never draws", f.Field)
-		}
-	}
-}
