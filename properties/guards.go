@@ -114,9 +114,13 @@ func checkEscalatedCap(r Run) []Violation {
 func checkNoDoubleDrain(r Run) []Violation {
 	var out []Violation
 	prev := loop.Transition("")
-	for _, x := range transitions(r.Result.Trace) {
+	for i, e := range r.Result.Trace {
+		x, ok := e.(loop.TransitionEvent)
+		if !ok {
+			continue
+		}
 		if x.Transition == loop.CollapseDrainRetry && prev == loop.CollapseDrainRetry {
-			out = append(out, Violation{Invariant: "no_double_drain", Event: x.index,
+			out = append(out, Violation{Invariant: "no_double_drain", Event: i,
 				Detail: "collapse_drain_retry directly after another collapse_drain_retry"})
 		}
 		prev = x.Transition

@@ -2,27 +2,6 @@ package properties
 
 import "github.com/loopsim/loopsim/loop"
 
-// iteration is the half-open range [start, end) of trace indices of one
-// iteration: its iteration_start and every event up to the next one.
-type iteration struct {
-	start, end int
-}
-
-// iterations splits a trace at its iteration_start events. Events before
-// the first iteration_start (there should be none) form no iteration.
-func iterations(t loop.Trace) []iteration {
-	var out []iteration
-	for i, e := range t {
-		if _, ok := e.(loop.IterationStart); ok {
-			if n := len(out); n > 0 {
-				out[n-1].end = i
-			}
-			out = append(out, iteration{start: i, end: len(t)})
-		}
-	}
-	return out
-}
-
 // transitionAt is one transition event and its trace index.
 type transitionAt struct {
 	index int
@@ -56,16 +35,20 @@ type stretchCounter struct {
 func (c stretchCounter) check(t loop.Trace) []Violation {
 	var out []Violation
 	n, since := 0, -1
-	for _, x := range transitions(t) {
+	for i, e := range t {
+		x, ok := e.(loop.TransitionEvent)
+		if !ok {
+			continue
+		}
 		switch {
 		case x.Transition == c.count:
 			n++
 			if n > c.bound {
-				out = append(out, Violation{Invariant: c.name, Event: x.index,
+				out = append(out, Violation{Invariant: c.name, Event: i,
 					Detail: c.detail(n, since)})
 			}
 		case containsTransition(c.resets, x.Transition):
-			n, since = 0, x.index
+			n, since = 0, i
 		}
 	}
 	return out
