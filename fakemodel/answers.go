@@ -72,7 +72,7 @@ func purposeName(p loop.Purpose) string {
 // time.
 func (m *Model) queueFor(req loop.Request) *queue {
 	if m.Answers == nil {
-		return m.queue("script", m.Script)
+		return m.scriptQueue()
 	}
 	if mine, ok := m.Answers.Models[req.Model]; ok {
 		if steps := byPurpose(mine, req.Purpose); len(steps) > 0 {
@@ -80,6 +80,15 @@ func (m *Model) queueFor(req loop.Request) *queue {
 		}
 	}
 	return m.queue("answers."+purposeName(req.Purpose), byPurpose(*m.Answers, req.Purpose))
+}
+
+// scriptQueue is the queue of Script (a Model without Answers has no
+// other), made at the first request.
+func (m *Model) scriptQueue() *queue {
+	if m.script == nil {
+		m.script = &queue{name: "script", steps: m.Script}
+	}
+	return m.script
 }
 
 func (m *Model) queue(name string, steps []Step) *queue {
@@ -98,7 +107,7 @@ func (m *Model) queue(name string, steps []Step) *queue {
 // script, or the top-level queues then each model's, by name.
 func (m *Model) allQueues() []*queue {
 	if m.Answers == nil {
-		return []*queue{m.queue("script", m.Script)}
+		return []*queue{m.scriptQueue()}
 	}
 	out := []*queue{m.queue("answers.main", m.Answers.Main), m.queue("answers.compact", m.Answers.Compact)}
 	names := make([]string, 0, len(m.Answers.Models))

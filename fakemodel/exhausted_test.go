@@ -48,3 +48,18 @@ func TestStepInputTokensFromOne(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 10, resp.Usage.InputTokens, "the request's count")
 }
+
+// An ExhaustedError names the request, its purpose, the script's length
+// and, with Answers, the queue that ran out.
+func TestExhaustedErrorWording(t *testing.T) {
+	m := &fakemodel.Model{Script: []fakemodel.Step{{Text: "only"}}}
+	req := loop.Request{Purpose: loop.PurposeMain, Model: "m", MaxTokens: 100, InputTokens: 10}
+	_, err := m.Stream(t.Context(), req, func(loop.Block) {})
+	require.NoError(t, err)
+	_, err = m.Stream(t.Context(), req, func(loop.Block) {})
+	require.Error(t, err)
+	assert.Equal(t, "fakemodel: script exhausted: request 2 (main) arrived after all 1 steps were used", err.Error())
+
+	queued := &fakemodel.ExhaustedError{Request: 12, Purpose: loop.PurposeCompact, ScriptLen: 30, Queue: "answers.compact"}
+	assert.Equal(t, "fakemodel: script exhausted: request 12 (compact) arrived after all 30 steps of answers.compact were used", queued.Error())
+}

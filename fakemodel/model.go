@@ -3,6 +3,7 @@ package fakemodel
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -55,6 +56,7 @@ type Model struct {
 
 	mu     sync.Mutex
 	queues map[string]*queue // by queue name; created as requests arrive
+	script *queue            // the script's queue, once made (without Answers)
 }
 
 var _ loop.Model = (*Model)(nil)
@@ -73,14 +75,15 @@ type ExhaustedError struct {
 	Queue string
 }
 
-// Error implements error.
+// Error implements error. It is built without fmt: every run of an
+// exhaustive exploration that runs out of script words it.
 func (e *ExhaustedError) Error() string {
+	of := ""
 	if e.Queue != "" {
-		return fmt.Sprintf("fakemodel: script exhausted: request %d (%s) arrived after all %d steps of %s were used",
-			e.Request, e.Purpose, e.ScriptLen, e.Queue)
+		of = " of " + e.Queue
 	}
-	return fmt.Sprintf("fakemodel: script exhausted: request %d (%s) arrived after all %d steps were used",
-		e.Request, e.Purpose, e.ScriptLen)
+	return "fakemodel: script exhausted: request " + strconv.Itoa(e.Request) + " (" + string(e.Purpose) +
+		") arrived after all " + strconv.Itoa(e.ScriptLen) + " steps" + of + " were used"
 }
 
 // StepError is a script step that cannot be played: it is invalid, or

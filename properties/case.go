@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -194,15 +193,23 @@ func (m *watchedModel) Stream(ctx context.Context, req loop.Request, yield func(
 	resp, err := m.Model.Stream(ctx, req, yield)
 	var ex *fakemodel.ExhaustedError
 	var se *fakemodel.StepError
+	// fakemodel.Model returns these two unwrapped: a type switch finds
+	// them without errors.As's walk on every faulted request
+	switch e := err.(type) {
+	case *fakemodel.ExhaustedError:
+		ex = e
+	case *fakemodel.StepError:
+		se = e
+	}
 	switch {
-	case errors.As(err, &ex):
+	case ex != nil:
 		m.mu.Lock()
 		if !m.exhausted && m.probe != nil {
 			m.probe.take()
 		}
 		m.exhausted = true
 		m.mu.Unlock()
-	case errors.As(err, &se):
+	case se != nil:
 		m.mu.Lock()
 		if m.bad == nil {
 			m.bad = se
