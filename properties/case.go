@@ -118,6 +118,29 @@ func (c Case) Execute() (Run, error) {
 // reduction. A probe, if given, watches the run and takes the digest of
 // the state at the call that found the script empty.
 func (c Case) execute(probe *stateProbe) (Run, bool, error) {
+	res, ranOut, err := c.play(probe)
+	if err != nil {
+		return Run{}, false, err
+	}
+	return c.finished(res, c.models()), ranOut, nil
+}
+
+// finished is the Run of c that ended in res; models are c.models().
+func (c Case) finished(res *loop.Result, models []loop.ModelInfo) Run {
+	return Run{Policy: c.Policy, Initial: c.Initial, Result: res, Models: models, ScriptSteps: c.ScriptSteps()}
+}
+
+// models are the models a run of c can send to.
+func (c Case) models() []loop.ModelInfo {
+	models := []loop.ModelInfo{c.Primary}
+	if c.Fallback.Name != "" {
+		models = append(models, c.Fallback)
+	}
+	return models
+}
+
+// play runs c: execute without making the Run.
+func (c Case) play(probe *stateProbe) (*loop.Result, bool, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	model := &watchedModel{Model: fakemodel.Model{Script: c.Script, Window: c.Primary.ContextWindow, Cancel: cancel}, probe: probe}
@@ -155,16 +178,12 @@ func (c Case) execute(probe *stateProbe) (Run, bool, error) {
 	}
 	res, err := loop.Run(ctx, cfg, c.Initial)
 	if err != nil {
-		return Run{}, false, fmt.Errorf("execute case: %w", err)
+		return nil, false, fmt.Errorf("execute case: %w", err)
 	}
 	if err := model.stepError(); err != nil {
-		return Run{}, false, fmt.Errorf("execute case: %w", err)
+		return nil, false, fmt.Errorf("execute case: %w", err)
 	}
-	models := []loop.ModelInfo{c.Primary}
-	if c.Fallback.Name != "" {
-		models = append(models, c.Fallback)
-	}
-	return Run{Policy: c.Policy, Initial: c.Initial, Result: res, Models: models, ScriptSteps: c.ScriptSteps()}, model.ranOut(), nil
+	return res, model.ranOut(), nil
 }
 
 // takenIDs is the set of a starting history's IDs as the loop assigns

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/loopsim/loopsim/fakemodel"
+	"github.com/loopsim/loopsim/loop"
 )
 
 // LevelStats is what an exploration did with the scripts of one length.
@@ -107,6 +108,8 @@ func ExploreStates(base Case, letters, forever []Letter, depth int, opts Explore
 	// a script is kept as its letters' indices (a word), not its steps,
 	// and only the frontier's are kept: a level's scripts are made as
 	// they are run (depth 6 runs over a million)
+	// every run's Models: Check only reads them
+	models := base.models()
 	frontier := []word{nil}
 	for length := 0; length <= depth && len(frontier) > 0; length++ {
 		scripts := levelScripts{frontier: frontier, letters: len(steps)}
@@ -119,7 +122,9 @@ func ExploreStates(base Case, letters, forever []Letter, depth int, opts Explore
 		err := runBatches(base, steps, scripts, workers, spec, func(script word, o outcome) bool {
 			stats.Runs++
 			level.Runs++
-			if !visit(o.c, o.run) {
+			c := base
+			c.Script = o.script
+			if !visit(c, c.finished(o.result, models)) {
 				stop = true
 				return false
 			}
@@ -193,10 +198,12 @@ func (w word) script(steps []fakemodel.Step) []fakemodel.Step {
 	return out
 }
 
-// outcome is one probed run.
+// outcome is one probed run: its script and result (the Case and Run
+// are made from them when visited, so that a batch holds no copies of
+// the policy).
 type outcome struct {
-	c      Case
-	run    Run
+	script []fakemodel.Step
+	result *loop.Result
 	ranOut bool
 	// mergeable: digest holds the state (see stateProbe.take).
 	mergeable bool
@@ -318,7 +325,7 @@ func probeRun(base Case, script []fakemodel.Step, spec probeSpec, p *stateProbe)
 	c := base
 	c.Script = script
 	p.reset(spec)
-	r, ranOut, err := c.execute(p)
+	res, ranOut, err := c.play(p)
 	if err != nil {
 		return outcome{}, fmt.Errorf("explore %v: %w", stepNames(script), err)
 	}
@@ -328,5 +335,5 @@ func probeRun(base Case, script []fakemodel.Step, spec probeSpec, p *stateProbe)
 	if ranOut && !p.took {
 		return outcome{}, fmt.Errorf("explore %v: the script ran out but no state digest was taken", stepNames(script))
 	}
-	return outcome{c: c, run: r, ranOut: ranOut, mergeable: p.mergeable, digest: p.digest, iterations: p.iterations}, nil
+	return outcome{script: script, result: res, ranOut: ranOut, mergeable: p.mergeable, digest: p.digest, iterations: p.iterations}, nil
 }

@@ -144,7 +144,10 @@ func exploreEnvironment(name string, base properties.Case, depth, workers int, j
 	}, func(c properties.Case, r properties.Run) bool {
 		vs, un := judge(r)
 		if len(un) > 0 {
-			found, broke = &c, un[0]
+			// a copy, so that c itself stays on the stack in every
+			// other visit
+			violating := c
+			found, broke = &violating, un[0]
 			return false
 		}
 		for _, v := range vs {
