@@ -67,6 +67,9 @@ type recorder struct {
 	editFirst *Message
 	editFrom  int
 	tokens    int
+	// resized is where diff lists the messages resized before they are
+	// cut from the run's chunks (reused from record to record).
+	resized []MessageRef
 }
 
 // edit notes that msgs[from:] may have changed in place.
@@ -123,12 +126,16 @@ func (c *recorder) diff(h []Message, refLists *chunks[MessageRef]) MessagesRecor
 		if grown && c.editFirst == c.first {
 			k = min(c.editFrom, n)
 		}
+		c.resized = c.resized[:0]
 		for ; k < n && k < len(h) && h[k].ID == c.refs[k].ID; k++ {
 			if h[k].Tokens != c.refs[k].Tokens {
 				c.tokens += h[k].Tokens - c.refs[k].Tokens
 				c.refs[k].Tokens = h[k].Tokens
-				out.Resized = append(out.Resized, c.refs[k])
+				c.resized = append(c.resized, c.refs[k])
 			}
+		}
+		if len(c.resized) > 0 {
+			out.Resized = refLists.clone(c.resized)
 		}
 	}
 	if k == n {
