@@ -62,7 +62,8 @@ func (r *run) loop(ctx context.Context, s State) *Result {
 
 		// 2.3 call the model
 		r.mainState = &s
-		out := r.callModel(ctx, &s, mfq)
+		var out streamOutcome
+		r.callModel(ctx, &s, mfq, &out)
 		r.mainState = nil
 		if out.terminal != nil {
 			return out.terminal
@@ -72,15 +73,15 @@ func (r *run) loop(ctx context.Context, s State) *Result {
 		r.emitSummary(&s)
 
 		if out.streamCut {
-			r.streamErrorRecovery(&s, mfq, out)
+			r.streamErrorRecovery(&s, mfq, &out)
 			continue
 		}
 
 		var res *Result
 		if out.apiError != nil || len(out.toolUses) == 0 {
-			res = r.stopBranch(ctx, &s, mfq, out)
+			res = r.stopBranch(ctx, &s, mfq, &out)
 		} else {
-			res = r.toolBranch(ctx, &s, mfq, out)
+			res = r.toolBranch(ctx, &s, mfq, &out)
 		}
 		if res != nil {
 			return res
@@ -140,8 +141,10 @@ type streamOutcome struct {
 }
 
 // callModel sends the main request with the inner fallback loop (2.3) and
-// handles abort (2.4).
-func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutcome {
+// handles abort (2.4), leaving the outcome in *out (zero on entry; the
+// outcome, which holds the reply, is filled in place rather than copied
+// back up).
+func (r *run) callModel(ctx context.Context, s *State, mfq []Message, out *streamOutcome) {
 	maxTokens := r.p.maxTokens(r.model)
 	if s.MaxOutputTokensOverride > 0 {
 		maxTokens = s.MaxOutputTokensOverride
@@ -150,28 +153,33 @@ func (r *run) callModel(ctx context.Context, s *State, mfq []Message) streamOutc
 		req := Request{Purpose: PurposeMain, Model: s.ToolUseContext.Model, MaxTokens: maxTokens, Messages: mfq,
 			InputTokens: r.size(mfq), Tools: s.ToolUseContext.Tools}
 		blocks, resp, err := r.call.send(ctx, req)
-		p := r.partialReply(req, blocks, resp, err)
+		var p partial
+		r.partialReply(&req, blocks, resp, err, &p)
 
 		if ctx.Err() != nil {
 			// 2.4: aborted while streaming
-			history := r.partialHistory(mfq, p, InterruptedResult)
+			history := r.partialHistory(mfq, &p, InterruptedResult)
 			emit(r, Notice{Text: InterruptedNotice})
-			return streamOutcome{terminal: r.finish(*s, history, AbortedStreaming, InterruptedNotice)}
+			out.terminal = r.finish(*s, history, AbortedStreaming, InterruptedNotice)
+			return
 		}
 
 		if re := asRequestError(err); re != nil {
 			if re.Kind == KindFallbackTriggered && r.p.Fallback && r.cfg.FallbackModel.Name != "" && !r.fellBack {
-				r.fallBack(s, p, re)
+				r.fallBack(s, &p, re)
 				maxTokens = min(maxTokens, r.model.MaxOutputTokens)
 				continue
 			}
-			return r.requestFailed(s, mfq, p, re)
+			*out = r.requestFailed(s, mfq, &p, re)
+			return
 		}
 		// anything thrown (not an API answer): model_error
 		if err != nil {
-			return streamOutcome{terminal: r.failRequest(*s, mfq, p, ModelError, err.Error())}
+			out.terminal = r.failRequest(*s, mfq, &p, ModelError, err.Error())
+			return
 		}
-		return r.replied(s, p, resp, maxTokens)
+		r.replied(s, &p, resp, maxTokens, out)
+		return
 	}
 }
 
@@ -184,9 +192,9 @@ type partial struct {
 	uses   []Block
 }
 
-// partialReply makes the assistant message of what req streamed, with
-// the usage of a successful reply, and records its tool_use ids.
-func (r *run) partialReply(req Request, blocks []Block, resp Response, err error) partial {
+// partialReply makes in *p the assistant message of what req streamed,
+// with the usage of a successful reply, and records its tool_use ids.
+func (r *run) partialReply(req *Request, blocks []Block, resp Response, err error, p *partial) {
 	var msg Message
 	if len(blocks) > 0 || err == nil {
 		msg = r.newMessage(Message{Role: RoleAssistant, Blocks: blocks, Model: req.Model, StopReason: resp.StopReason})
@@ -208,13 +216,13 @@ func (r *run) partialReply(req Request, blocks []Block, resp Response, err error
 	for _, u := range uses {
 		r.toolUseIDs[u.ID] = true
 	}
-	return partial{blocks: blocks, msg: msg, uses: uses}
+	p.blocks, p.msg, p.uses = blocks, msg, uses
 }
 
 // fallBack switches the run to the fallback model (2.3's inner loop):
 // the partial reply is dropped and its tool_uses are orphaned, answered
 // with synthetic results.
-func (r *run) fallBack(s *State, p partial, re *RequestError) {
+func (r *run) fallBack(s *State, p *partial, re *RequestError) {
 	r.fellBack = true
 	from := s.ToolUseContext.Model
 	r.model = r.cfg.FallbackModel
@@ -234,7 +242,7 @@ func (r *run) fallBack(s *State, p partial, re *RequestError) {
 // ends the run, a cut stream whose content the policy keeps goes on, and
 // any other error becomes an API-error message for the stop branch (the
 // seed) or ends the run at once.
-func (r *run) requestFailed(s *State, mfq []Message, p partial, re *RequestError) streamOutcome {
+func (r *run) requestFailed(s *State, mfq []Message, p *partial, re *RequestError) streamOutcome {
 	switch {
 	case re.Kind == KindPromptTooLong || (re.Kind == KindRequestTooLarge && !r.p.RequestTooLargeIsMedia):
 		w := Withheld{Kind: WithheldPromptTooLong, Message: re.Error()}
@@ -265,17 +273,17 @@ func (r *run) requestFailed(s *State, mfq []Message, p partial, re *RequestError
 	return streamOutcome{terminal: r.failRequest(*s, mfq, p, r.p.APIErrorTerminal, re.Error())}
 }
 
-// replied is 2.3 after a reply: its output counts, and it is marked for
-// the branch that takes it (truncated, with the error withheld; a
-// tool_use stop without a tool_use; empty).
-func (r *run) replied(s *State, p partial, resp Response, maxTokens int) streamOutcome {
+// replied is 2.3 after a reply: its output counts, and it is marked in
+// *out for the branch that takes it (truncated, with the error withheld;
+// a tool_use stop without a tool_use; empty).
+func (r *run) replied(s *State, p *partial, resp Response, maxTokens int, out *streamOutcome) {
 	r.outputTotal += resp.Usage.OutputTokens
 	if t := s.AutoCompactTracking; t != nil && t.Compacted {
 		c := *t
 		c.RepliesSinceCompact++
 		s.AutoCompactTracking = &c
 	}
-	out := streamOutcome{reply: p.msg, toolUses: p.uses, toolUseIDs: r.call.toolUseIDs}
+	out.reply, out.toolUses, out.toolUseIDs = p.msg, p.uses, r.call.toolUseIDs
 	switch {
 	case len(p.uses) > 0:
 	case resp.StopReason == StopMaxTokens:
@@ -288,25 +296,24 @@ func (r *run) replied(s *State, p partial, resp Response, maxTokens int) streamO
 	case emptyReply(p.blocks) && r.p.EmptyReplyRetries > 0:
 		out.empty = true
 	}
-	return out
 }
 
 // failRequest ends the run after a failed request: tool_uses received
 // before the failure get synthetic results and the error is shown.
-func (r *run) failRequest(s State, mfq []Message, p partial, t Terminal, text string) *Result {
+func (r *run) failRequest(s State, mfq []Message, p *partial, t Terminal, text string) *Result {
 	return r.finish(s, r.failedHistory(mfq, p, text), t, text)
 }
 
 // failedHistory is the history after a failed request: the partial reply,
 // synthetic results for its tool_uses, and the message showing the error.
-func (r *run) failedHistory(mfq []Message, p partial, text string) []Message {
+func (r *run) failedHistory(mfq []Message, p *partial, text string) []Message {
 	return join(r.partialHistory(mfq, p, ModelErrorResult), []Message{r.apiErrorMessage(text)})
 }
 
 // partialHistory is mfq followed by the partial reply, when anything
 // streamed, and a synthetic result with resultText for each of its
 // tool_uses: the history of a request that failed or was aborted.
-func (r *run) partialHistory(mfq []Message, p partial, resultText string) []Message {
+func (r *run) partialHistory(mfq []Message, p *partial, resultText string) []Message {
 	if len(p.blocks) == 0 {
 		return mfq
 	}

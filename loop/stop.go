@@ -12,7 +12,7 @@ const StopHookFeedbackPrefix = "Stop hook feedback: "
 // stopBranch is docs/spec.md §2.5: the reply has no tool_use. It takes
 // that section's steps in order, each deciding here whether it applies; the
 // first that ends the run or continues the loop returns.
-func (r *run) stopBranch(ctx context.Context, s *State, mfq []Message, out streamOutcome) *Result {
+func (r *run) stopBranch(ctx context.Context, s *State, mfq []Message, out *streamOutcome) *Result {
 	p := r.p
 	w := out.withheld
 	overflow := w != nil && (w.Kind == WithheldPromptTooLong || w.Kind == WithheldMedia)

@@ -12,7 +12,7 @@ import "encoding/json"
 // result in the next message. With Policy.StreamCutKeepsReply the
 // partial reply of text alone is followed by nothing (its tool_uses,
 // when it has some, ran through the tool branch instead).
-func (r *run) streamErrorRecovery(s *State, mfq []Message, out streamOutcome) {
+func (r *run) streamErrorRecovery(s *State, mfq []Message, out *streamOutcome) {
 	if r.p.StreamCutKeepsReply && len(out.toolUses) == 0 {
 		// the partial reply alone, no note (codex)
 		r.advance(s, StreamErrorRecovery, append(grow(mfq, 1), out.reply))

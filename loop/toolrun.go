@@ -13,7 +13,7 @@ import (
 const InputErrorResult = "Input error: the tool input is not valid JSON"
 
 // toolBranch is docs/spec.md §2.6: the reply has tool_use blocks.
-func (r *run) toolBranch(ctx context.Context, s *State, mfq []Message, out streamOutcome) *Result {
+func (r *run) toolBranch(ctx context.Context, s *State, mfq []Message, out *streamOutcome) *Result {
 	p := r.p
 	emit(r, ToolBatch{ToolUses: out.toolUseIDs})
 	runs := r.runTools(ctx, out.toolUses)
