@@ -5,6 +5,16 @@ import (
 	"fmt"
 )
 
+// firstTurns is how many turns the history and the trace first have
+// room for: the prompts of the calibration sessions
+// (sim/calibration_targets.json) take 12 to 76 model calls, and growing
+// copies what was kept so far. A turn adds two messages (the reply and
+// its results) and about eventsPerTurn events to a kept trace.
+const (
+	firstTurns    = 16
+	eventsPerTurn = 8
+)
+
 // run is one execution of the loop.
 type run struct {
 	cfg Config
@@ -119,8 +129,9 @@ func Run(ctx context.Context, cfg Config, messages []Message) (*Result, error) {
 	if err := ValidateHistory(messages); err != nil {
 		return nil, fmt.Errorf("loop: starting history: %w", err)
 	}
-	// room for a few turns before the history first grows
-	msgs := make([]Message, len(messages), max(2*len(messages), 16))
+	// room for the turns of a typical prompt before the history first
+	// grows (firstTurns)
+	msgs := make([]Message, len(messages), max(2*len(messages), len(messages)+2*firstTurns))
 	for i, m := range messages {
 		if m.ID != "" {
 			r.ids[m.ID] = true
@@ -201,7 +212,7 @@ func (r *run) emitEvent(e Event) {
 		if len(r.trace) == cap(r.trace) {
 			// doubling: append's growth by a quarter would copy a long
 			// trace's events several times over
-			t := make(Trace, len(r.trace), max(2*cap(r.trace), 64))
+			t := make(Trace, len(r.trace), max(2*cap(r.trace), eventsPerTurn*firstTurns))
 			copy(t, r.trace)
 			r.trace = t
 		}
