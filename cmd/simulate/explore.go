@@ -41,6 +41,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 0, "the seed of the loop's retry jitter")
 	env := fs.String("env", "all", "the environment: plain, hostile or all")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "scripts run at once")
+	plain := fs.Bool("plain", false, "explore without merging states (properties.Explore: every script whose prefixes all ran out), to see what the merging saves; one goroutine, no per-length seconds")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the exploration to this file (read it with go tool pprof)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: simulate explore [flags]
@@ -56,7 +57,8 @@ distinct states and seconds per length to stdout. -depth 7 and 8 take
 from ten minutes to over an hour of CPU and need -deep
 (docs/model-checker.md has the figures). A violation no known finding
 explains stops the exploration: its script is shrunk and printed as a
-scenario file.
+scenario file. -plain explores without merging (every script whose
+prefixes all ran out), to show what the merging saves.
 
 Exit status: 0 when no violation is found, 3 when one is, 2 on bad
 flags, 1 when a run could not be played.
@@ -115,7 +117,11 @@ Flags:
 	fmt.Fprintf(stdout, "profile %s, depth %d, seed %d\n", *profile, *depth, *seed)
 	for _, e := range envs {
 		e.Case.Seed = *seed
-		if code := exploreEnvironment(p.Name+"/"+e.Name, e.Case, *depth, *workers, judge, stdout, stderr); code != 0 {
+		explore := exploreEnvironment
+		if *plain {
+			explore = explorePlain
+		}
+		if code := explore(p.Name+"/"+e.Name, e.Case, *depth, *workers, judge, stdout, stderr); code != 0 {
 			return code
 		}
 	}
@@ -175,10 +181,58 @@ func exploreEnvironment(name string, base properties.Case, depth, workers int, j
 		states += l.States
 	}
 	fmt.Fprintf(stdout, "%6s  %11d  %7s  %15d\n", "all", stats.Runs, "", states)
+	printExplained(stdout, explained)
+	return 0
+}
+
+// explorePlain is exploreEnvironment with the plain explorer: no
+// states are merged, so it shows what the merging saves. It runs on one
+// goroutine (workers is ignored) and times only the whole.
+func explorePlain(name string, base properties.Case, depth, _ int, judge func(properties.Run) (all, unexplained []properties.Violation), stdout, stderr io.Writer) int {
+	letters, forever := properties.Alphabet(base.Policy, base.Primary)
+	start := time.Now()
+	explained := map[string]int{}
+	var found *properties.Case
+	var broke properties.Violation
+	stats, err := properties.Explore(base, letters, forever, depth, func(c properties.Case, r properties.Run) bool {
+		vs, un := judge(r)
+		if len(un) > 0 {
+			found, broke = &c, un[0]
+			return false
+		}
+		for _, v := range vs {
+			explained[v.Invariant]++
+		}
+		return true
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "explore %s: %v\n", name, err)
+		return 1
+	}
+	if found != nil {
+		unexplainedOnly := func(r properties.Run) []properties.Violation {
+			_, un := judge(r)
+			return un
+		}
+		return reportViolation(name, *found, broke, letters, unexplainedOnly, stdout, stderr)
+	}
+	fmt.Fprintf(stdout, "\n%s (plain, no merging): %d scripts run stand for all %d scripts of at most %d steps (%.1fs)\n",
+		name, stats.Runs, stats.Scripts, depth, time.Since(start).Seconds())
+	fmt.Fprintln(stdout, "length  scripts run  ran out")
+	for _, l := range stats.Levels {
+		fmt.Fprintf(stdout, "%6d  %11d  %7d\n", l.Length, l.Runs, l.RanOut)
+	}
+	fmt.Fprintf(stdout, "%6s  %11d\n", "all", stats.Runs)
+	printExplained(stdout, explained)
+	return 0
+}
+
+// printExplained lists the invariants known findings explained, with
+// the runs that broke each.
+func printExplained(stdout io.Writer, explained map[string]int) {
 	for _, inv := range slices.Sorted(maps.Keys(explained)) {
 		fmt.Fprintf(stdout, "explained by a known finding: %s in %d runs\n", inv, explained[inv])
 	}
-	return 0
 }
 
 // judge returns r's violations and those no known finding explains.

@@ -108,3 +108,41 @@ func TestExploreWritesACPUProfile(t *testing.T) {
 	assert.Contains(t, stderr.String(), "-cpuprofile")
 	assert.Empty(t, stdout.String(), "nothing explored")
 }
+
+// -plain explores without merging: the same space of scripts, more of
+// them run, a table without states.
+func TestExplorePlainRunsMoreOfTheSameSpace(t *testing.T) {
+	var merged, plain, stderr bytes.Buffer
+	require.Equal(t, 0, dispatch([]string{"explore", "-profile", "seed", "-depth", "3", "-env", "plain"}, &merged, &stderr), stderr.String())
+	require.Equal(t, 0, dispatch([]string{"explore", "-profile", "seed", "-depth", "3", "-env", "plain", "-plain"}, &plain, &stderr), stderr.String())
+	assert.Contains(t, merged.String(), "seed/plain: 573 scripts run stand for all 9263 scripts of at most 3 steps")
+	assert.Contains(t, plain.String(), "seed/plain (plain, no merging): 1057 scripts run stand for all 9263 scripts of at most 3 steps")
+	assert.Contains(t, plain.String(), "length  scripts run  ran out\n     0            1        1\n     1           22        7\n     2          154       40\n     3          880      235\n   all         1057\n")
+	assert.Contains(t, plain.String(), "explained by a known finding: escalate_once in 151 runs")
+	assert.NotContains(t, plain.String(), "distinct states")
+}
+
+// The plain explorer stops at a violation and prints it shrunk, as the
+// model checker does.
+func TestExplorePlainFindsABrokenLoop(t *testing.T) {
+	claimed := loop.ClaudeCode()
+	claimed.MaxOutputRecoveries = 2
+	base := properties.Environments(claimed)[0].Case
+	base.Policy.MaxOutputRecoveries = 4
+	brokenJudge := func(r properties.Run) (all, unexplained []properties.Violation) {
+		r.Policy = claimed
+		return judge(r)
+	}
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 3, explorePlain("claude-code/plain", base, 3, 1, brokenJudge, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stderr.String(), "three_recoveries broken")
+	_, err := scenarios.Parse("explore.yaml", stdout.Bytes())
+	require.NoError(t, err, stdout.String())
+
+	stdout.Reset()
+	stderr.Reset()
+	bad := base
+	bad.Policy.MaxTurns = -1
+	assert.Equal(t, 1, explorePlain("claude-code/plain", bad, 1, 1, judge, &stdout, &stderr), "a case the loop refuses")
+	assert.Contains(t, stderr.String(), "explore claude-code/plain:")
+}
