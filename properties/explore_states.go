@@ -221,42 +221,52 @@ const (
 	batchesAhead = 3
 )
 
-// batch is a slice of the scripts, run by the workers; done is closed
-// when every run of it has finished.
+// batch is a slice of the scripts, run by the workers; a worker claims
+// the next script to run by counting next up, and done is closed when
+// every run of it has finished.
 type batch struct {
 	scripts []word
 	outs    []outcome
 	errs    []error
+	next    atomic.Int64
 	left    atomic.Int64
 	done    chan struct{}
 }
 
-// runBatches runs the scripts (spelled with steps) on base, workers at a time, and hands each
-// outcome to use in the scripts' order, from the calling goroutine, while
-// the workers go on with the next batches; use returns false to stop.
+// runBatches runs the scripts (spelled with steps) on base, workers at a
+// time, and hands each outcome to use in the scripts' order, from the
+// calling goroutine, while the workers go on with the next batches; use
+// returns false to stop.
+//
+// Each batch is offered once to every worker, and the workers claim its
+// scripts one by one with an atomic count: a few channel operations a
+// batch rather than one (and a goroutine switch) a run.
 func runBatches(base Case, steps []fakemodel.Step, scripts levelScripts, workers int, spec probeSpec, use func(word, outcome) bool) error {
-	type job struct {
-		b *batch
-		i int
-	}
-	jobs := make(chan job)
+	work := make(chan *batch, workers)
 	ready := make(chan *batch, batchesAhead)
 	quit := make(chan struct{})
+	var stopped atomic.Bool
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			// each worker reuses one probe's buffers from run to run
 			var p stateProbe
-			for j := range jobs {
-				j.b.outs[j.i], j.b.errs[j.i] = probeRun(base, j.b.scripts[j.i].script(steps), spec, &p)
-				if j.b.left.Add(-1) == 0 {
-					close(j.b.done)
+			for b := range work {
+				for !stopped.Load() {
+					i := int(b.next.Add(1) - 1)
+					if i >= len(b.scripts) {
+						break
+					}
+					b.outs[i], b.errs[i] = probeRun(base, b.scripts[i].script(steps), spec, &p)
+					if b.left.Add(-1) == 0 {
+						close(b.done)
+					}
 				}
 			}
 		})
 	}
 	wg.Go(func() {
-		defer close(jobs)
+		defer close(work)
 		defer close(ready)
 		for from := 0; from < scripts.len(); from += batchSize {
 			part := make([]word, min(batchSize, scripts.len()-from))
@@ -270,9 +280,9 @@ func runBatches(base Case, steps []fakemodel.Step, scripts levelScripts, workers
 			case <-quit:
 				return
 			}
-			for i := range part {
+			for range workers {
 				select {
-				case jobs <- job{b, i}:
+				case work <- b:
 				case <-quit:
 					return
 				}
@@ -281,6 +291,7 @@ func runBatches(base Case, steps []fakemodel.Step, scripts levelScripts, workers
 	})
 	defer wg.Wait()
 	defer close(quit)
+	defer stopped.Store(true)
 	for b := range ready {
 		<-b.done
 		for i, script := range b.scripts {
