@@ -26,6 +26,10 @@ type LevelStats struct {
 	// Merged counts the runs that ran out into a state already explored:
 	// their extensions were not run.
 	Merged int `json:"merged,omitempty"`
+	// Unprobed: the runs of this length (the last, without
+	// [ExploreOptions.CountLast]) ran without the state probe, so States
+	// and Merged are not counted.
+	Unprobed bool `json:"unprobed,omitempty"`
 }
 
 // ExploreOptions tune [ExploreStates].
@@ -34,6 +38,11 @@ type ExploreOptions struct {
 	Workers int
 	// Level, if set, is told each length's figures once it is done.
 	Level func(LevelStats)
+	// CountLast takes the state digest at the last length too, to count
+	// its distinct states. Its runs are never extended, so without it they
+	// run without the state probe (no Observer, no OnModelCall, no
+	// digest), about a tenth cheaper, and the length is Unprobed.
+	CountLast bool
 }
 
 // ExploreStates is [Explore] as a model checker: it runs the scripts
@@ -116,7 +125,8 @@ func ExploreStates(base Case, letters, forever []Letter, depth int, opts Explore
 		if length == 0 {
 			scripts.letters = 0
 		}
-		level := LevelStats{Length: length}
+		level := LevelStats{Length: length, Unprobed: length == depth && !opts.CountLast}
+		spec.unprobed = level.Unprobed
 		var next []word
 		stop := false
 		err := runBatches(base, steps, scripts, workers, spec, func(script word, o outcome) bool {
@@ -134,6 +144,10 @@ func ExploreStates(base Case, letters, forever []Letter, depth int, opts Explore
 				return true
 			}
 			level.RanOut++
+			if level.Unprobed {
+				stats.Scripts++ // the last length: the script alone
+				return true
+			}
 			slack := length + 1 - o.iterations
 			if least, ok := seen[o.digest]; o.mergeable && ok && least <= slack {
 				level.Merged++
@@ -312,6 +326,8 @@ type probeSpec struct {
 	taken map[string]bool
 	// exactIterations: the digest holds the iterations.
 	exactIterations bool
+	// unprobed: run without the probe (see ExploreOptions.CountLast).
+	unprobed bool
 }
 
 // slackOnly reports whether, exploring base to depth, only the slack
@@ -335,6 +351,13 @@ func slackOnly(base Case, depth int) bool {
 func probeRun(base Case, script []fakemodel.Step, spec probeSpec, p *stateProbe) (outcome, error) {
 	c := base
 	c.Script = script
+	if spec.unprobed {
+		res, ranOut, err := c.play(nil)
+		if err != nil {
+			return outcome{}, fmt.Errorf("explore %v: %w", stepNames(script), err)
+		}
+		return outcome{script: script, result: res, ranOut: ranOut}, nil
+	}
 	p.reset(spec)
 	res, ranOut, err := c.play(p)
 	if err != nil {

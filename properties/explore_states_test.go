@@ -33,7 +33,7 @@ func TestExploreStatesGolden(t *testing.T) {
 		require.NoError(t, err)
 		for _, env := range Environments(p) {
 			letters, forever := Alphabet(p, env.Case.Primary)
-			stats, err := ExploreStates(env.Case, letters, forever, statesDepth, ExploreOptions{}, func(Case, Run) bool { return true })
+			stats, err := ExploreStates(env.Case, letters, forever, statesDepth, ExploreOptions{CountLast: true}, func(Case, Run) bool { return true })
 			require.NoError(t, err)
 			e := explorer{letters: letters, forever: forever, depth: statesDepth}
 			assert.Equal(t, e.continuations(0, false), stats.Scripts, "%s/%s: the scripts the runs stand for", name, env.Name)
@@ -171,5 +171,44 @@ func TestExploreStatesLosesNoOutcome(t *testing.T) {
 			assert.Less(t, stateStats.Runs, plainStats.Runs, "%s/%s: merging saves runs", name, env.Name)
 			t.Logf("%s/%s: plain %d runs, merged %d; outcomes %v", name, env.Name, plainStats.Runs, stateStats.Runs, slices.Sorted(maps.Keys(states)))
 		}
+	}
+}
+
+// Without CountLast the last length runs without the probe: the same
+// runs, visited alike and in the same order, the same scripts stood for,
+// and the same figures but for the last length's states, which are not
+// counted.
+func TestExploreStatesLastLengthUnprobed(t *testing.T) {
+	p := loop.ClaudeCode()
+	for _, env := range Environments(p) {
+		letters, forever := Alphabet(p, env.Case.Primary)
+		type seen struct {
+			script string
+			vs     []Violation
+		}
+		explore := func(countLast bool) (ExploreStats, []seen) {
+			var runs []seen
+			stats, err := ExploreStates(env.Case, letters, forever, 2, ExploreOptions{CountLast: countLast}, func(c Case, r Run) bool {
+				runs = append(runs, seen{FormatScript(c.Script), Check(r)})
+				return true
+			})
+			require.NoError(t, err)
+			return stats, runs
+		}
+		counted, countedRuns := explore(true)
+		unprobed, unprobedRuns := explore(false)
+		assert.Equal(t, countedRuns, unprobedRuns, "%s: the same runs in the same order", env.Name)
+		assert.Equal(t, counted.Runs, unprobed.Runs)
+		assert.Equal(t, counted.Scripts, unprobed.Scripts)
+		require.Len(t, unprobed.Levels, 3)
+		assert.Equal(t, counted.Levels[:2], unprobed.Levels[:2], "%s: the lengths before the last are probed", env.Name)
+		last, want := unprobed.Levels[2], counted.Levels[2]
+		assert.True(t, last.Unprobed)
+		assert.False(t, want.Unprobed)
+		assert.Equal(t, want.Runs, last.Runs)
+		assert.Equal(t, want.RanOut, last.RanOut)
+		assert.Positive(t, want.States)
+		assert.Zero(t, last.States)
+		assert.Zero(t, last.Merged)
 	}
 }

@@ -41,6 +41,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 0, "the seed of the loop's retry jitter")
 	env := fs.String("env", "all", "the environment: plain, hostile or all")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "scripts run at once")
+	countLast := fs.Bool("count-last", false, "take the state digest at the last length too, to count its distinct states (about a tenth more CPU; without it that length shows - for states and merged)")
 	plain := fs.Bool("plain", false, "explore without merging states (properties.Explore: every script whose prefixes all ran out), to see what the merging saves; one goroutine, no per-length seconds")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the exploration to this file (read it with go tool pprof)")
 	fs.Usage = func() {
@@ -58,7 +59,9 @@ from ten minutes to over an hour of CPU and need -deep
 (docs/model-checker.md has the figures). A violation no known finding
 explains stops the exploration: its script is shrunk and printed as a
 scenario file. -plain explores without merging (every script whose
-prefixes all ran out), to show what the merging saves.
+prefixes all ran out), to show what the merging saves. The last
+length's runs are never extended, so they run without the state probe
+and its distinct states are not counted ("-") unless -count-last.
 
 Exit status: 0 when no violation is found, 3 when one is, 2 on bad
 flags, 1 when a run could not be played.
@@ -121,7 +124,7 @@ Flags:
 		if *plain {
 			explore = explorePlain
 		}
-		if code := explore(p.Name+"/"+e.Name, e.Case, *depth, *workers, judge, stdout, stderr); code != 0 {
+		if code := explore(p.Name+"/"+e.Name, e.Case, exploreSettings{depth: *depth, workers: *workers, countLast: *countLast}, judge, stdout, stderr); code != 0 {
 			return code
 		}
 	}
@@ -131,7 +134,8 @@ Flags:
 // exploreEnvironment explores one environment and prints its table, or
 // the shrunk scenario of the first violation judge leaves unexplained
 // (judge returns a run's violations and those no known finding explains).
-func exploreEnvironment(name string, base properties.Case, depth, workers int, judge func(properties.Run) (all, unexplained []properties.Violation), stdout, stderr io.Writer) int {
+func exploreEnvironment(name string, base properties.Case, set exploreSettings, judge func(properties.Run) (all, unexplained []properties.Violation), stdout, stderr io.Writer) int {
+	depth := set.depth
 	letters, forever := properties.Alphabet(base.Policy, base.Primary)
 	start := time.Now()
 	level := start
@@ -140,11 +144,16 @@ func exploreEnvironment(name string, base properties.Case, depth, workers int, j
 	var found *properties.Case
 	var broke properties.Violation
 	stats, err := properties.ExploreStates(base, letters, forever, depth, properties.ExploreOptions{
-		Workers: workers,
+		Workers:   set.workers,
+		CountLast: set.countLast,
 		Level: func(l properties.LevelStats) {
 			seconds = append(seconds, time.Since(level).Seconds())
-			fmt.Fprintf(stderr, "explore %s: length %d: %d scripts run, %d ran out, %d new states, %d merged (%.1fs)\n",
-				name, l.Length, l.Runs, l.RanOut, l.States, l.Merged, seconds[len(seconds)-1])
+			states := fmt.Sprintf("%d new states, %d merged", l.States, l.Merged)
+			if l.Unprobed {
+				states = "states not counted"
+			}
+			fmt.Fprintf(stderr, "explore %s: length %d: %d scripts run, %d ran out, %s (%.1fs)\n",
+				name, l.Length, l.Runs, l.RanOut, states, seconds[len(seconds)-1])
 			level = time.Now()
 		},
 	}, func(c properties.Case, r properties.Run) bool {
@@ -177,6 +186,10 @@ func exploreEnvironment(name string, base properties.Case, depth, workers int, j
 	fmt.Fprintln(stdout, "length  scripts run  ran out  distinct states  merged  seconds")
 	states := 0
 	for i, l := range stats.Levels {
+		if l.Unprobed {
+			fmt.Fprintf(stdout, "%6d  %11d  %7d  %15s  %6s  %7.1f\n", l.Length, l.Runs, l.RanOut, "-", "-", seconds[i])
+			continue
+		}
 		fmt.Fprintf(stdout, "%6d  %11d  %7d  %15d  %6d  %7.1f\n", l.Length, l.Runs, l.RanOut, l.States, l.Merged, seconds[i])
 		states += l.States
 	}
@@ -185,15 +198,24 @@ func exploreEnvironment(name string, base properties.Case, depth, workers int, j
 	return 0
 }
 
+// exploreSettings are how explore runs each environment: the depth, the
+// workers and whether the last length's states are counted.
+type exploreSettings struct {
+	depth, workers int
+	countLast      bool
+}
+
 // explorePlain is exploreEnvironment with the plain explorer: no
 // states are merged, so it shows what the merging saves. It runs on one
-// goroutine (workers is ignored) and times only the whole.
-func explorePlain(name string, base properties.Case, depth, _ int, judge func(properties.Run) (all, unexplained []properties.Violation), stdout, stderr io.Writer) int {
+// goroutine (the workers and count-last settings do not apply) and
+// times only the whole.
+func explorePlain(name string, base properties.Case, set exploreSettings, judge func(properties.Run) (all, unexplained []properties.Violation), stdout, stderr io.Writer) int {
 	letters, forever := properties.Alphabet(base.Policy, base.Primary)
 	start := time.Now()
 	explained := map[string]int{}
 	var found *properties.Case
 	var broke properties.Violation
+	depth := set.depth
 	stats, err := properties.Explore(base, letters, forever, depth, func(c properties.Case, r properties.Run) bool {
 		vs, un := judge(r)
 		if len(un) > 0 {

@@ -81,7 +81,7 @@ func TestExploreFindsAndShrinksABrokenLoop(t *testing.T) {
 		return judge(r)
 	}
 	var stdout, stderr bytes.Buffer
-	code := exploreEnvironment("claude-code/plain", base, 3, 2, brokenJudge, &stdout, &stderr)
+	code := exploreEnvironment("claude-code/plain", base, exploreSettings{depth: 3, workers: 2}, brokenJudge, &stdout, &stderr)
 	require.Equal(t, 3, code, stderr.String())
 	assert.Contains(t, stderr.String(), "three_recoveries broken")
 	_, err := scenarios.Parse("explore.yaml", stdout.Bytes())
@@ -134,7 +134,7 @@ func TestExplorePlainFindsABrokenLoop(t *testing.T) {
 		return judge(r)
 	}
 	var stdout, stderr bytes.Buffer
-	require.Equal(t, 3, explorePlain("claude-code/plain", base, 3, 1, brokenJudge, &stdout, &stderr), stderr.String())
+	require.Equal(t, 3, explorePlain("claude-code/plain", base, exploreSettings{depth: 3, workers: 1}, brokenJudge, &stdout, &stderr), stderr.String())
 	assert.Contains(t, stderr.String(), "three_recoveries broken")
 	_, err := scenarios.Parse("explore.yaml", stdout.Bytes())
 	require.NoError(t, err, stdout.String())
@@ -143,6 +143,22 @@ func TestExplorePlainFindsABrokenLoop(t *testing.T) {
 	stderr.Reset()
 	bad := base
 	bad.Policy.MaxTurns = -1
-	assert.Equal(t, 1, explorePlain("claude-code/plain", bad, 1, 1, judge, &stdout, &stderr), "a case the loop refuses")
+	assert.Equal(t, 1, explorePlain("claude-code/plain", bad, exploreSettings{depth: 1, workers: 1}, judge, &stdout, &stderr), "a case the loop refuses")
 	assert.Contains(t, stderr.String(), "explore claude-code/plain:")
+}
+
+// The last length runs without the state probe and shows "-" for its
+// states, unless -count-last.
+func TestExploreCountsTheLastLengthOnRequest(t *testing.T) {
+	var unprobed, counted, stderr bytes.Buffer
+	require.Equal(t, 0, dispatch([]string{"explore", "-profile", "seed", "-depth", "3", "-env", "plain"}, &unprobed, &stderr), stderr.String())
+	assert.Contains(t, unprobed.String(), "     2          110       32               20      12")
+	assert.Contains(t, unprobed.String(), "     3          440      131                -       -")
+	assert.Contains(t, unprobed.String(), "   all          573                        26\n", "the states explored")
+	assert.Contains(t, stderr.String(), "length 3: 440 scripts run, 131 ran out, states not counted")
+	stderr.Reset()
+	require.Equal(t, 0, dispatch([]string{"explore", "-profile", "seed", "-depth", "3", "-env", "plain", "-count-last"}, &counted, &stderr), stderr.String())
+	assert.Contains(t, counted.String(), "     3          440      131               73      58")
+	assert.Contains(t, counted.String(), "   all          573                        99\n")
+	assert.Contains(t, stderr.String(), "length 3: 440 scripts run, 131 ran out, 73 new states, 58 merged")
 }
