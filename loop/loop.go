@@ -197,15 +197,16 @@ type partial struct {
 func (r *run) partialReply(req *Request, blocks []Block, resp Response, err error, p *partial) {
 	var msg Message
 	if len(blocks) > 0 || err == nil {
-		msg = r.newMessage(Message{Role: RoleAssistant, Blocks: blocks, Model: req.Model, StopReason: resp.StopReason})
+		msg = Message{Role: RoleAssistant, Blocks: blocks, Model: req.Model, StopReason: resp.StopReason}
 		if err == nil {
 			u := &r.usages.cut(1)[0]
 			*u = resp.Usage
 			msg.Usage = u
-			if u.OutputTokens > 0 {
-				msg.Tokens = u.OutputTokens
-			}
+			// the reported output is the reply's size; only a reply
+			// without one is estimated
+			msg.Tokens = u.OutputTokens
 		}
+		r.prepare(&msg)
 	}
 	uses := msg.Blocks
 	if !allToolUses(uses) {
