@@ -134,7 +134,7 @@ func (c *Config) validate() error {
 	if c.CancelGrace < 0 {
 		return fmt.Errorf("config: CancelGrace %s is negative", c.CancelGrace)
 	}
-	if err := c.Policy.Validate(); err != nil {
+	if err := c.Policy.validate(); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
 	return nil

@@ -360,9 +360,15 @@ var policyRules = sync.OnceValue(func() []fieldRule {
 
 // Validate checks every field against its allowed range and returns the
 // first violation as a [*PolicyError].
-func (p Policy) Validate() error {
-	v := reflect.ValueOf(&p).Elem()
-	for _, r := range policyRules() {
+func (p Policy) Validate() error { return p.validate() }
+
+// validate is Validate reading *p in place (Run checks the policy it
+// holds, and a Policy is large).
+func (p *Policy) validate() error {
+	v := reflect.ValueOf(p).Elem()
+	rules := policyRules()
+	for i := range rules {
+		r := &rules[i]
 		fv := v.Field(r.index)
 		switch {
 		case r.oneof != nil:
