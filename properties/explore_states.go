@@ -49,7 +49,9 @@ type ExploreOptions struct {
 // breadth first, length by length, takes the digest of the state each
 // run reached when its script ran out (at the model call that asked for
 // the step past the script), and extends only the runs whose state no
-// shorter or equal-length script had reached. visit is called once per
+// shorter or equal-length script had reached (the runs of the last
+// length, which are never extended, run without the probe unless
+// opts.CountLast). visit is called once per
 // run, in a fixed order (length, then the order of the alphabet), from
 // one goroutine; it returns false to stop.
 //

@@ -140,6 +140,15 @@ func TestThreeRecoveries(t *testing.T) {
 	expect(t, "three_recoveries", runOf(p, nil, nil, reset...))
 	p.MaxOutputRecoveries = 1
 	expect(t, "three_recoveries", runOf(p, nil, nil, four[:2]...), 1)
+	// the detail counts from the start of the run, or from the last reset
+	vs, err := CheckOne("three_recoveries", runOf(p, nil, nil, four[:2]...))
+	require.NoError(t, err)
+	require.Len(t, vs, 1)
+	assert.Equal(t, "max_output_tokens_recovery #2 since the start of the run; bound max_output_recoveries = 1", vs[0].Detail)
+	vs, err = CheckOne("three_recoveries", runOf(p, nil, nil, tr(loop.MaxOutputTokensRecovery), tr(loop.NextTurn), tr(loop.MaxOutputTokensRecovery), tr(loop.MaxOutputTokensRecovery)))
+	require.NoError(t, err)
+	require.Len(t, vs, 1)
+	assert.Equal(t, "max_output_tokens_recovery #2 since the reset at event 1; bound max_output_recoveries = 1", vs[0].Detail)
 }
 
 func TestEscalateOnce(t *testing.T) {

@@ -100,6 +100,7 @@ func TestExploreWritesACPUProfile(t *testing.T) {
 	info, err := os.Stat(path)
 	require.NoError(t, err)
 	assert.Positive(t, info.Size(), "the profile is written")
+	assert.NotContains(t, stderr.String(), "-cpuprofile", "the profile is closed without an error")
 
 	stdout.Reset()
 	stderr.Reset()
@@ -136,6 +137,8 @@ func TestExplorePlainFindsABrokenLoop(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 3, explorePlain("claude-code/plain", base, exploreSettings{depth: 3, workers: 1}, brokenJudge, &stdout, &stderr), stderr.String())
 	assert.Contains(t, stderr.String(), "three_recoveries broken")
+	assert.Contains(t, stderr.String(), "by the script 1. reply(tools=Read) 2. reply(tools=Read) 3. truncated(text) forever\n",
+		"depth first, it stops at the first violating script")
 	_, err := scenarios.Parse("explore.yaml", stdout.Bytes())
 	require.NoError(t, err, stdout.String())
 
@@ -155,10 +158,23 @@ func TestExploreCountsTheLastLengthOnRequest(t *testing.T) {
 	assert.Contains(t, unprobed.String(), "     2          110       32               20      12")
 	assert.Contains(t, unprobed.String(), "     3          440      131                -       -")
 	assert.Contains(t, unprobed.String(), "   all          573                        26\n", "the states explored")
+	assert.Contains(t, unprobed.String(), "explained by a known finding: escalate_once in 81 runs")
 	assert.Contains(t, stderr.String(), "length 3: 440 scripts run, 131 ran out, states not counted")
 	stderr.Reset()
 	require.Equal(t, 0, dispatch([]string{"explore", "-profile", "seed", "-depth", "3", "-env", "plain", "-count-last"}, &counted, &stderr), stderr.String())
 	assert.Contains(t, counted.String(), "     3          440      131               73      58")
 	assert.Contains(t, counted.String(), "   all          573                        99\n")
 	assert.Contains(t, stderr.String(), "length 3: 440 scripts run, 131 ran out, 73 new states, 58 merged")
+}
+
+// Without -env, explore goes through every environment of the profile.
+func TestExploreEveryEnvironment(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, dispatch([]string{"explore", "-profile", "seed", "-depth", "1"}, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stdout.String(), "seed/plain: ")
+	assert.Contains(t, stdout.String(), "seed/hostile: ")
+	stdout.Reset()
+	require.Equal(t, 0, dispatch([]string{"explore", "-profile", "seed", "-depth", "1", "-plain"}, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stdout.String(), "seed/plain (plain, no merging): ")
+	assert.Contains(t, stdout.String(), "seed/hostile (plain, no merging): ")
 }
