@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/loop"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,7 +43,9 @@ func TestPolicyGenDrawsEveryField(t *testing.T) {
 		}
 		g := PolicyGen(base)
 		for seed := range swarmFieldDraws {
-			v := reflect.ValueOf(g.Example(seed))
+			p := g.Example(seed)
+			require.NoError(t, p.Validate(), "%s: PolicyGen drew an invalid policy (example %d)", name, seed)
+			v := reflect.ValueOf(p)
 			for i := range policyType.NumField() {
 				values[i][fmt.Sprintf("%#v", v.Field(i).Interface())] = true
 			}
@@ -66,4 +69,32 @@ func TestPolicyGenDrawsEveryField(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSwarmGenSwitches: SwarmGen switches every fault kind on in some
+// swarms and off in others, and Overflow only ever with BigInputs, not
+// always with it.
+func TestSwarmGenSwitches(t *testing.T) {
+	on := map[fakemodel.Kind]int{}
+	overflow, bigOnly := 0, 0
+	for seed := range swarmFieldDraws {
+		s := SwarmGen().Example(seed)
+		for _, k := range s.Kinds {
+			on[k]++
+		}
+		switch {
+		case s.Overflow && !s.BigInputs:
+			t.Fatalf("example %d: Overflow without BigInputs", seed)
+		case s.Overflow:
+			overflow++
+		case s.BigInputs:
+			bigOnly++
+		}
+	}
+	for _, k := range faultKinds {
+		assert.Positive(t, on[k], "kind %s never switched on", k)
+		assert.Less(t, on[k], swarmFieldDraws, "kind %s never switched off", k)
+	}
+	assert.Positive(t, overflow, "big inputs with overflow")
+	assert.Positive(t, bigOnly, "big inputs without overflow")
 }
