@@ -145,10 +145,10 @@ func TestThreeRecoveries(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, vs, 1)
 	assert.Equal(t, "max_output_tokens_recovery #2 since the start of the run; bound max_output_recoveries = 1", vs[0].Detail)
-	vs, err = CheckOne("three_recoveries", runOf(p, nil, nil, tr(loop.MaxOutputTokensRecovery), tr(loop.NextTurn), tr(loop.MaxOutputTokensRecovery), tr(loop.MaxOutputTokensRecovery)))
+	vs, err = CheckOne("three_recoveries", runOf(p, nil, nil, tr(loop.NextTurn), tr(loop.MaxOutputTokensRecovery), tr(loop.MaxOutputTokensRecovery)))
 	require.NoError(t, err)
 	require.Len(t, vs, 1)
-	assert.Equal(t, "max_output_tokens_recovery #2 since the reset at event 1; bound max_output_recoveries = 1", vs[0].Detail)
+	assert.Equal(t, "max_output_tokens_recovery #2 since the reset at event 0; bound max_output_recoveries = 1", vs[0].Detail)
 }
 
 func TestEscalateOnce(t *testing.T) {

@@ -142,6 +142,19 @@ func TestExplorePlainFindsABrokenLoop(t *testing.T) {
 	_, err := scenarios.Parse("explore.yaml", stdout.Bytes())
 	require.NoError(t, err, stdout.String())
 
+	// a judge that finds one violation in a run stops it too: claimed
+	// three recoveries, the fourth (of truncated forever) breaks it
+	claimedThree := loop.ClaudeCode()
+	claimedThree.MaxOutputRecoveries = 3
+	oneJudge := func(r properties.Run) (all, unexplained []properties.Violation) {
+		r.Policy = claimedThree
+		return judge(r)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	assert.Equal(t, 3, explorePlain("claude-code/plain", base, exploreSettings{depth: 1, workers: 1}, oneJudge, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stderr.String(), "max_output_tokens_recovery #4")
+
 	stdout.Reset()
 	stderr.Reset()
 	bad := base
