@@ -280,6 +280,16 @@ func TestNothingLost(t *testing.T) {
 	// a starting message named like a loop-made one is the caller's
 	taken := []loop.Message{msg("m2", loop.RoleUser)}
 	expect(t, "nothing_lost", runOf(p, taken, []loop.Message{taken[0], msg("m1", loop.RoleAssistant), msg("m3", loop.RoleAssistant)}))
+	// IDs not spelled as the loop spells its own are not loop-made: no
+	// m1 to m4 is missing for m05, and m, m-1 and a one-letter starting
+	// ID are read without trouble
+	odd := []loop.Message{msg("a", loop.RoleUser)}
+	expect(t, "nothing_lost", runOf(p, odd, []loop.Message{odd[0], msg("m05", loop.RoleAssistant), msg("m", loop.RoleAssistant), msg("m-1", loop.RoleAssistant)}))
+	// an unnamed starting message takes the first free loop name: m2
+	// here, since m1 is taken
+	mixed := []loop.Message{{Role: loop.RoleUser}, msg("m1", loop.RoleUser)}
+	expect(t, "nothing_lost", runOf(p, mixed, []loop.Message{msg("m1", loop.RoleUser), msg("m2", loop.RoleUser)}))
+	expect(t, "nothing_lost", runOf(p, mixed, []loop.Message{msg("m1", loop.RoleUser)}), -1)
 	// an ID far above any the loop makes: every one below it is lost but
 	// those accounted for, however high
 	far := runOf(p, initial, []loop.Message{initial[0], initial[1], msg("m70000", loop.RoleAssistant)},
