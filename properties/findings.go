@@ -30,9 +30,31 @@ const (
 	FindingEscalationAfterRecovery = "escalation_after_recovery"
 )
 
-// blockRunToHalt is how many stop_hook_blocking transitions in a row, at
-// the end of a halted run, mark it as held by the stop hooks.
+// blockRunToHalt is how many stop_hook_blocking transitions near the end
+// of a halted run mark it as held by the stop hooks (see [heldByStopHook]).
 const blockRunToHalt = 10
+
+// heldByStopHook reports whether the stop hooks kept a halted run going:
+// among its last 4 × blockRunToHalt transitions at least blockRunToHalt
+// are stop-hook blocks, the last blockRunToHalt hold one, and none is a
+// tool turn. Other continues may come between the blocks (an escalation,
+// a recovery, a collapse drain: each bounded on its own, each ends where
+// the model answers and the hook blocks again); a tool turn would mean
+// the model, not the hook, keeps the run going.
+func heldByStopHook(ts []loop.Transition) bool {
+	tail := ts[max(0, len(ts)-4*blockRunToHalt):]
+	blocks, lastBlock := 0, -1
+	for i, t := range tail {
+		switch t {
+		case loop.NextTurn:
+			return false
+		case loop.StopHookBlocking:
+			blocks++
+			lastBlock = i
+		}
+	}
+	return blocks >= blockRunToHalt && lastBlock >= len(tail)-blockRunToHalt
+}
 
 // KnownFindings lists the known findings in a fixed order.
 func KnownFindings() []Finding {
@@ -46,16 +68,7 @@ func KnownFindings() []Finding {
 				if v.Invariant != "termination" || r.Policy.StopHookBlockCap != 0 || !r.Result.Halted {
 					return false
 				}
-				ts := r.Result.Trace.Transitions()
-				if len(ts) < blockRunToHalt {
-					return false
-				}
-				for _, t := range ts[len(ts)-blockRunToHalt:] {
-					if t != loop.StopHookBlocking {
-						return false
-					}
-				}
-				return true
+				return heldByStopHook(r.Result.Trace.Transitions())
 			},
 			Fix: func(p loop.Policy) loop.Policy { p.StopHookBlockCap = 8; return p },
 		},

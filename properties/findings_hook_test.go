@@ -59,3 +59,46 @@ func TestUnboundedStopHookBlocksExplainsInterleavedRecoveries(t *testing.T) {
 		assert.False(t, f.Explains(r, v), "a run the model's tool turns keep going is not held by the stop hook: %v", v)
 	}
 }
+
+// TestHeldByStopHook pins the tail rule at its edges.
+func TestHeldByStopHook(t *testing.T) {
+	repeat := func(n int, x loop.Transition) []loop.Transition {
+		out := make([]loop.Transition, n)
+		for i := range out {
+			out[i] = x
+		}
+		return out
+	}
+	cat := func(parts ...[]loop.Transition) []loop.Transition {
+		var out []loop.Transition
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	B, E := loop.StopHookBlocking, loop.MaxOutputTokensEscalate
+	alternating := cat(repeat(1, E), repeat(1, B))
+	for range 9 {
+		alternating = cat(alternating, repeat(1, E), repeat(1, B))
+	}
+	for _, tc := range []struct {
+		name string
+		ts   []loop.Transition
+		want bool
+	}{
+		{"none", nil, false},
+		{"ten blocks", repeat(10, B), true},
+		{"nine blocks", repeat(9, B), false},
+		{"blocks between escalations", alternating, true},
+		{"a tool turn among the blocks", cat(repeat(5, B), repeat(1, loop.NextTurn), repeat(5, B)), false},
+		{"a tool turn before the tail", cat(repeat(1, loop.NextTurn), repeat(40, B)), true},
+		{"blocks, then ten other continues", cat(repeat(10, B), repeat(10, E)), false},
+		{"blocks, then nine other continues", cat(repeat(10, B), repeat(9, E)), true},
+		{"the tenth block one before the tail", cat(repeat(1, B), repeat(1, E), repeat(8, B), repeat(30, E), repeat(1, B)), false},
+		{"the tenth block first in the tail", cat(repeat(1, E), repeat(1, B), repeat(8, B), repeat(30, E), repeat(1, B)), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, heldByStopHook(tc.ts), "%v", tc.ts)
+		})
+	}
+}
