@@ -64,6 +64,14 @@ type Config struct {
 	// returns an error naming the model seam (see [ErrSeamStuck]). Zero
 	// means [DefaultCancelGrace].
 	CancelGrace time.Duration
+	// InlineModelCalls calls Model.Stream on Run's own goroutine even when
+	// ctx can be cancelled, instead of on a goroutine per request that Run
+	// can abandon after CancelGrace. Only for a Model known to return
+	// promptly once ctx is done, such as an in-process fake: one that
+	// ignores cancellation then holds the run. It saves a goroutine, a
+	// channel and a stack that grows anew on every request (the
+	// exhaustive explorer runs millions of short runs).
+	InlineModelCalls bool
 	// IterationLimit is the harness's guard against a policy that never
 	// terminates (the seed with a stop hook that always blocks): the run
 	// halts, without a terminal, before starting iteration

@@ -185,9 +185,10 @@ func (c *caller) backoff(k, retryAfterMS int) int {
 // panic into an error. With a context that can be cancelled the call runs
 // in its own goroutine, so that a Model ignoring cancellation cannot hang
 // the run: once ctx is done Run waits Config.CancelGrace for Stream to
-// return, then abandons the call with a [*StuckError].
+// return, then abandons the call with a [*StuckError]. With
+// Config.InlineModelCalls the call runs on Run's goroutine whatever ctx.
 func (c *caller) stream(ctx context.Context, req Request) (blocks []Block, resp Response, err error) {
-	if ctx.Done() == nil {
+	if ctx.Done() == nil || c.r.cfg.InlineModelCalls {
 		defer func() {
 			if v := recover(); v != nil {
 				err = panicError("model", v)
