@@ -154,6 +154,10 @@ func (c Case) play(probe *stateProbe) (*loop.Result, bool, error) {
 		TokenBudget:    c.TokenBudget,
 		Seed:           c.Seed,
 		IterationLimit: c.Limit(),
+		// the fakes return as soon as the run is cancelled (an abort
+		// step cancels it from inside the call): no goroutine per
+		// request is needed to guard against a model that hangs
+		InlineModelCalls: true,
 	}
 	if c.StopHooks != nil {
 		cfg.StopHooks = &fakemodel.StopHooks{Outcomes: c.StopHooks}
@@ -209,7 +213,6 @@ type watchedModel struct {
 
 // Stream implements [loop.Model].
 func (m *watchedModel) Stream(ctx context.Context, req loop.Request, yield func(loop.Block)) (loop.Response, error) {
-	growStack(0) // see growStack
 	resp, err := m.Model.Stream(ctx, req, yield)
 	var ex *fakemodel.ExhaustedError
 	var se *fakemodel.StepError
@@ -268,22 +271,3 @@ func DecodeCase(data []byte) (Case, error) {
 	}
 	return c, nil
 }
-
-// growStack grows the calling goroutine's stack, while it is still
-// shallow, to what a model call needs. The loop calls the model on a
-// goroutine of its own per request, which starts with a small stack;
-// the fake's step and the probe's digest under it grew it
-// by doubling, each time copying it (about a tenth of an exploration's
-// CPU). One growth at the top copies almost nothing; the 16 KB stack it
-// gets comes from the runtime's per-processor cache.
-//
-//go:noinline
-func growStack(i int) byte {
-	var pad [stackPad]byte
-	pad[i] = 1
-	return pad[(i+1)%stackPad]
-}
-
-// stackPad is growStack's frame: with what is already on the stack, the
-// runtime rounds the stack up to 16 KB.
-const stackPad = 14 << 10
