@@ -306,12 +306,17 @@ func (c *caller) once(ctx context.Context, req Request, attempt int) (blocks []B
 	}
 	if err != nil {
 		r.stats.FailedInputTokens += req.InputTokens
-		ev := RequestFailed{Purpose: req.Purpose, Kind: KindException, Message: err.Error(), Blocks: len(blocks)}
-		if re := asRequestError(err); re != nil {
+		ev := RequestFailed{Purpose: req.Purpose, Kind: KindException, Blocks: len(blocks)}
+		re := asRequestError(err)
+		if re != nil {
 			ev.Kind, ev.Status, ev.Message = re.Kind, re.Status, re.Message
 		}
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			ev.Kind, ev.Message = KindAborted, ctx.Err().Error()
+		case re == nil:
+			// worded only when the error is not the model's own
+			ev.Message = err.Error()
 		}
 		emit(r, ev)
 		return blocks, resp, err

@@ -98,7 +98,9 @@ func diffState(out []FieldChange, a, b *State) []FieldChange {
 	if a.ToolUseContext.AgentID != b.ToolUseContext.AgentID {
 		add("agent_id", a.ToolUseContext.AgentID, b.ToolUseContext.AgentID)
 	}
-	if a.AutoCompactTracking != b.AutoCompactTracking {
+	if x, y := a.AutoCompactTracking, b.AutoCompactTracking; x != y && (x == nil || y == nil || *x != *y) {
+		// the strings only when the values differ: most iterations
+		// carry an equal tracking in a new pointer
 		if ta, tb := trackingString(a.AutoCompactTracking), trackingString(b.AutoCompactTracking); ta != tb {
 			add("auto_compact_tracking", ta, tb)
 		}
