@@ -36,7 +36,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	profile := fs.String("profile", "claude-code", "the policy profile to explore ("+strings.Join(loop.Profiles(), ", ")+")")
-	depth := fs.Int("depth", 4, "the longest fault script, 0 to 6, or to 8 with -deep (claude-code: depth 4 takes a few seconds of CPU, 5 under half a minute, 6 about two and a half minutes, each more about 5 times longer)")
+	depth := fs.Int("depth", 4, "the longest fault script, 0 to 6, or to 8 with -deep (claude-code on two cores: depth 4 about a second, 5 under 10 s, 6 under a minute, each more about 5 times longer)")
 	deep := fs.Bool("deep", false, "allow -depth 7 and 8 (claude-code: some 12 minutes and about an hour of CPU, estimated; see docs/model-checker.md)")
 	seed := fs.Uint64("seed", 0, "the seed of the loop's retry jitter")
 	env := fs.String("env", "all", "the environment: plain, hostile or all")
@@ -140,9 +140,7 @@ func exploreEnvironment(name string, base properties.Case, set exploreSettings, 
 	start := time.Now()
 	level := start
 	var seconds []float64
-	explained := map[string]int{}
-	var found *properties.Case
-	var broke properties.Violation
+	verdict := newVerdicts(judge)
 	stats, err := properties.ExploreStates(base, letters, forever, depth, properties.ExploreOptions{
 		Workers:   set.workers,
 		CountLast: set.countLast,
@@ -156,30 +154,9 @@ func exploreEnvironment(name string, base properties.Case, set exploreSettings, 
 				name, l.Length, l.Runs, l.RanOut, states, seconds[len(seconds)-1])
 			level = time.Now()
 		},
-	}, func(c properties.Case, r properties.Run) bool {
-		vs, un := judge(r)
-		if len(un) > 0 {
-			// a copy, so that c itself stays on the stack in every
-			// other visit
-			violating := c
-			found, broke = &violating, un[0]
-			return false
-		}
-		for _, v := range vs {
-			explained[v.Invariant]++
-		}
-		return true
-	})
-	if err != nil {
-		fmt.Fprintf(stderr, "explore %s: %v\n", name, err)
-		return 1
-	}
-	if found != nil {
-		unexplainedOnly := func(r properties.Run) []properties.Violation {
-			_, un := judge(r)
-			return un
-		}
-		return reportViolation(name, *found, broke, letters, unexplainedOnly, stdout, stderr)
+	}, verdict.visit)
+	if code, stopped := verdict.stopped(name, err, letters, stdout, stderr); stopped {
+		return code
 	}
 	fmt.Fprintf(stdout, "\n%s: %d scripts run stand for all %d scripts of at most %d steps (%.1fs)\n",
 		name, stats.Runs, stats.Scripts, depth, time.Since(start).Seconds())
@@ -194,8 +171,59 @@ func exploreEnvironment(name string, base properties.Case, set exploreSettings, 
 		states += l.States
 	}
 	fmt.Fprintf(stdout, "%6s  %11d  %7s  %15d\n", "all", stats.Runs, "", states)
-	printExplained(stdout, explained)
+	printExplained(stdout, verdict.explained)
 	return 0
+}
+
+// verdicts is what an exploration's visits found: how many runs broke
+// each invariant in a way a known finding explains, and the first run
+// that broke one no finding explains, which stops the exploration.
+type verdicts struct {
+	// judge returns a run's violations and those no known finding
+	// explains.
+	judge     func(properties.Run) (all, unexplained []properties.Violation)
+	explained map[string]int
+	found     *properties.Case
+	broke     properties.Violation
+}
+
+func newVerdicts(judge func(properties.Run) (all, unexplained []properties.Violation)) *verdicts {
+	return &verdicts{judge: judge, explained: map[string]int{}}
+}
+
+// visit judges one run; false stops the exploration at an unexplained
+// violation.
+func (v *verdicts) visit(c properties.Case, r properties.Run) bool {
+	vs, un := v.judge(r)
+	if len(un) > 0 {
+		// a copy, so that c itself stays on the stack in every other
+		// visit
+		violating := c
+		v.found, v.broke = &violating, un[0]
+		return false
+	}
+	for _, x := range vs {
+		v.explained[x.Invariant]++
+	}
+	return true
+}
+
+// stopped reports whether the exploration ended without its table: on
+// err (exit 1), or at an unexplained violation, whose shrunk scenario
+// it prints (exit 3).
+func (v *verdicts) stopped(name string, err error, letters []properties.Letter, stdout, stderr io.Writer) (code int, stopped bool) {
+	if err != nil {
+		fmt.Fprintf(stderr, "explore %s: %v\n", name, err)
+		return 1, true
+	}
+	if v.found == nil {
+		return 0, false
+	}
+	unexplainedOnly := func(r properties.Run) []properties.Violation {
+		_, un := v.judge(r)
+		return un
+	}
+	return reportViolation(name, *v.found, v.broke, letters, unexplainedOnly, stdout, stderr), true
 }
 
 // exploreSettings are how explore runs each environment: the depth, the
@@ -212,31 +240,11 @@ type exploreSettings struct {
 func explorePlain(name string, base properties.Case, set exploreSettings, judge func(properties.Run) (all, unexplained []properties.Violation), stdout, stderr io.Writer) int {
 	letters, forever := properties.Alphabet(base.Policy, base.Primary)
 	start := time.Now()
-	explained := map[string]int{}
-	var found *properties.Case
-	var broke properties.Violation
+	verdict := newVerdicts(judge)
 	depth := set.depth
-	stats, err := properties.Explore(base, letters, forever, depth, func(c properties.Case, r properties.Run) bool {
-		vs, un := judge(r)
-		if len(un) > 0 {
-			found, broke = &c, un[0]
-			return false
-		}
-		for _, v := range vs {
-			explained[v.Invariant]++
-		}
-		return true
-	})
-	if err != nil {
-		fmt.Fprintf(stderr, "explore %s: %v\n", name, err)
-		return 1
-	}
-	if found != nil {
-		unexplainedOnly := func(r properties.Run) []properties.Violation {
-			_, un := judge(r)
-			return un
-		}
-		return reportViolation(name, *found, broke, letters, unexplainedOnly, stdout, stderr)
+	stats, err := properties.Explore(base, letters, forever, depth, verdict.visit)
+	if code, stopped := verdict.stopped(name, err, letters, stdout, stderr); stopped {
+		return code
 	}
 	fmt.Fprintf(stdout, "\n%s (plain, no merging): %d scripts run stand for all %d scripts of at most %d steps (%.1fs)\n",
 		name, stats.Runs, stats.Scripts, depth, time.Since(start).Seconds())
@@ -245,7 +253,7 @@ func explorePlain(name string, base properties.Case, set exploreSettings, judge 
 		fmt.Fprintf(stdout, "%6d  %11d  %7d\n", l.Length, l.Runs, l.RanOut)
 	}
 	fmt.Fprintf(stdout, "%6s  %11d\n", "all", stats.Runs)
-	printExplained(stdout, explained)
+	printExplained(stdout, verdict.explained)
 	return 0
 }
 
