@@ -37,7 +37,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	profile := fs.String("profile", "claude-code", "the policy profile to explore ("+strings.Join(loop.Profiles(), ", ")+")")
 	depth := fs.Int("depth", 4, "the longest fault script, 0 to 6, or to 8 with -deep (claude-code on two cores: depth 4 about a second, 5 under 10 s, 6 under a minute, each more about 5 times longer)")
-	deep := fs.Bool("deep", false, "allow -depth 7 and 8 (claude-code: some 12 minutes and about an hour of CPU, estimated; see docs/model-checker.md)")
+	deep := fs.Bool("deep", false, "allow -depth 7 and 8 (claude-code on two cores: depth 7 about 5 minutes, depth 8 some 20, estimated; see docs/model-checker.md)")
 	seed := fs.Uint64("seed", 0, "the seed of the loop's retry jitter")
 	env := fs.String("env", "all", "the environment: plain, hostile or all")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "scripts run at once")
@@ -55,7 +55,7 @@ a script whose state a shorter or equal script already reached
 (properties.ExploreStates says why that loses nothing). A line per
 script length goes to stderr as it finishes; the table of scripts run,
 distinct states and seconds per length to stdout. -depth 7 and 8 take
-from ten minutes to over an hour of CPU and need -deep
+from one to tens of minutes on two cores and need -deep
 (docs/model-checker.md has the figures). A violation no known finding
 explains stops the exploration: its script is shrunk and printed as a
 scenario file. -plain explores without merging (every script whose
