@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -354,22 +355,21 @@ func probeRun(base Case, script []fakemodel.Step, spec probeSpec, p *stateProbe)
 	c := base
 	c.Script = script
 	if spec.unprobed {
-		res, ranOut, err := c.play(nil)
-		if err != nil {
-			return outcome{}, fmt.Errorf("explore %v: %w", stepNames(script), err)
-		}
-		return outcome{script: script, result: res, ranOut: ranOut}, nil
+		p = nil
+	} else {
+		p.reset(spec)
 	}
-	p.reset(spec)
 	res, ranOut, err := c.play(p)
-	if err != nil {
-		return outcome{}, fmt.Errorf("explore %v: %w", stepNames(script), err)
+	switch {
+	case err != nil:
+	case p == nil:
+		return outcome{script: script, result: res, ranOut: ranOut}, nil
+	case p.err != nil:
+		err = p.err
+	case ranOut && !p.took:
+		err = errors.New("the script ran out but no state digest was taken")
+	default:
+		return outcome{script: script, result: res, ranOut: ranOut, mergeable: p.mergeable, digest: p.digest, iterations: p.iterations}, nil
 	}
-	if p.err != nil {
-		return outcome{}, fmt.Errorf("explore %v: %w", stepNames(script), p.err)
-	}
-	if ranOut && !p.took {
-		return outcome{}, fmt.Errorf("explore %v: the script ran out but no state digest was taken", stepNames(script))
-	}
-	return outcome{script: script, result: res, ranOut: ranOut, mergeable: p.mergeable, digest: p.digest, iterations: p.iterations}, nil
+	return outcome{}, fmt.Errorf("explore %v: %w", stepNames(script), err)
 }
