@@ -46,13 +46,7 @@ func TestDecideFollowsTheDocuments(t *testing.T) {
 	onceSeed := seed
 	onceSeed.EscalateOncePerStretch = true
 
-	tests := []struct {
-		name string
-		p    loop.Policy
-		env  RefEnv
-		hs   []Happened
-		want []string
-	}{
+	tests := []decideCase{
 		{"PROFILE §1: truncated x2 then text", cc, env, []Happened{trunc, trunc, {Reply: ReplyText}},
 			[]string{"max_output_tokens_recovery", "max_output_tokens_recovery", "terminal completed"}},
 		{"PROFILE §1: the 4th truncation in a row ends api_error", cc, env, repeatHappened(trunc, 4),
@@ -85,6 +79,23 @@ func TestDecideFollowsTheDocuments(t *testing.T) {
 			[]string{"token_budget_continuation", "token_budget_continuation", "token_budget_continuation", "terminal completed"}},
 		{"SPEC §2.3, §2.5.5: api errors end the seed with completed (after the stop-failure hooks)", seed, env, []Happened{{Reply: ReplyAPIError}}, []string{"terminal completed"}},
 	}
+	checkDecisions(t, tests)
+}
+
+// decideCase is one row of a table of the reference's decisions: what
+// happens to each request of a run under policy p in env, and the
+// transitions and terminal the reference should decide.
+type decideCase struct {
+	name string
+	p    loop.Policy
+	env  RefEnv
+	hs   []Happened
+	want []string
+}
+
+// checkDecisions plays each row through the reference.
+func checkDecisions(t *testing.T, tests []decideCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, playRef(tt.p, tt.env, tt.hs...), "decisions")

@@ -25,13 +25,7 @@ func TestDecideAtTheCapsEdges(t *testing.T) {
 	turnsOne.MaxTurns = 1
 	budget := loop.Seed()
 	out := func(n int) Happened { return Happened{Reply: ReplyText, Output: n, Hook: HookPasses} }
-	tests := []struct {
-		name string
-		p    loop.Policy
-		env  RefEnv
-		hs   []Happened
-		want []string
-	}{
+	tests := []decideCase{
 		{"a block cap of one allows one block", capOne, env, repeatHappened(block, 2), []string{"stop_hook_blocking", "terminal completed"}},
 		{"blocks counted as turns end at max turns 3", counted, env, repeatHappened(block, 4),
 			[]string{"stop_hook_blocking", "stop_hook_blocking", "terminal max_turns"}},
@@ -43,11 +37,7 @@ func TestDecideAtTheCapsEdges(t *testing.T) {
 			[]Happened{out(100), out(100), out(100), out(500), out(100), out(100)},
 			append(slices.Repeat([]string{"token_budget_continuation"}, 5), "terminal completed")},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, playRef(tt.p, tt.env, tt.hs...), "decisions")
-		})
-	}
+	checkDecisions(t, tests)
 }
 
 // TestCapsEdgesAgree drives the loop through the edges above and

@@ -66,20 +66,27 @@ func TestExploreReportsAShrunkScenario(t *testing.T) {
 	assert.Equal(t, 3, strings.Count(stdout.String(), `{"kind":"truncated","text":"long"}`), "three truncations reach the third recovery")
 }
 
+// brokenRecoveries is a deliberately broken loop: claude-code's plain
+// environment allowing four output-token recoveries, and a judge that
+// holds its runs to a claim of two.
+func brokenRecoveries() (properties.Case, func(properties.Run) (all, unexplained []properties.Violation)) {
+	claimed := loop.ClaudeCode()
+	claimed.MaxOutputRecoveries = 2
+	base := properties.Environments(claimed)[0].Case
+	base.Policy.MaxOutputRecoveries = 4
+	return base, func(r properties.Run) (all, unexplained []properties.Violation) {
+		r.Policy = claimed
+		return judge(r)
+	}
+}
+
 // The model checker finds a deliberately broken loop: claude-code
 // allowing four output-token recoveries, judged against a claim of two,
 // explored to depth 3 with the whole alphabet. Breadth first, the first
 // violation is the one-letter script of a truncation that repeats
 // forever; it is printed as a scenario that loads; exit 3.
 func TestExploreFindsAndShrinksABrokenLoop(t *testing.T) {
-	claimed := loop.ClaudeCode()
-	claimed.MaxOutputRecoveries = 2
-	base := properties.Environments(claimed)[0].Case
-	base.Policy.MaxOutputRecoveries = 4
-	brokenJudge := func(r properties.Run) (all, unexplained []properties.Violation) {
-		r.Policy = claimed
-		return judge(r)
-	}
+	base, brokenJudge := brokenRecoveries()
 	var stdout, stderr bytes.Buffer
 	code := exploreEnvironment("claude-code/plain", base, exploreSettings{depth: 3, workers: 2}, brokenJudge, &stdout, &stderr)
 	require.Equal(t, 3, code, stderr.String())
@@ -126,14 +133,7 @@ func TestExplorePlainRunsMoreOfTheSameSpace(t *testing.T) {
 // The plain explorer stops at a violation and prints it shrunk, as the
 // model checker does.
 func TestExplorePlainFindsABrokenLoop(t *testing.T) {
-	claimed := loop.ClaudeCode()
-	claimed.MaxOutputRecoveries = 2
-	base := properties.Environments(claimed)[0].Case
-	base.Policy.MaxOutputRecoveries = 4
-	brokenJudge := func(r properties.Run) (all, unexplained []properties.Violation) {
-		r.Policy = claimed
-		return judge(r)
-	}
+	base, brokenJudge := brokenRecoveries()
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 3, explorePlain("claude-code/plain", base, exploreSettings{depth: 3, workers: 1}, brokenJudge, &stdout, &stderr), stderr.String())
 	assert.Contains(t, stderr.String(), "three_recoveries broken")
