@@ -29,6 +29,15 @@ func TestBrokenAgentsAreCaughtAndShrunk(t *testing.T) {
 			}
 			if name == "session-ends" {
 				o.SessionTimeout = 300 * time.Millisecond
+				// only the hang is judged: on a machine loaded enough to
+				// stretch a 300 ms session, a timing rule broken in one
+				// play and not in its re-run made rapid call the case
+				// flaky and stop before shrinking (seen once in CI)
+				for _, other := range InvariantNames() {
+					if other != name {
+						o.Skip = append(o.Skip, other)
+					}
+				}
 			}
 			tb := &recordingTB{name: t.Name()}
 			var f *finding
