@@ -61,6 +61,30 @@ type Agent struct {
 	// file that names the URL, say) and returns it. Its Cleanup runs when
 	// the run ends.
 	Prepare func(baseURL string) (AgentWorkspace, error)
+	// Configure, when set, is called with the scenario before each run
+	// starts: it says how the scenario's policy overrides reach the agent
+	// (its own variables and arguments) and which of them cannot. Nil:
+	// the agent has no known settings, so every override of the
+	// scenario's policy is not applied.
+	Configure func(s *Scenario) (AgentConfig, error)
+}
+
+// AgentConfig is how one scenario's policy reaches an agent: what
+// [Agent.Configure] returns.
+type AgentConfig struct {
+	// Command, when not empty, replaces [Agent.Command] for the run: the
+	// command with the agent's own arguments for the policy.
+	Command string
+	// Env adds variables to the command's environment, after
+	// [Agent.Env] (so the scenario's policy wins over a variable of the
+	// same name there) and before the workspace's.
+	Env []string
+	// Applied says, for each policy override the agent takes, the
+	// setting it got: "api_retries=2: CLAUDE_CODE_MAX_RETRIES=2".
+	Applied []string
+	// NotApplied names, by their JSON names, the policy overrides the
+	// agent cannot take.
+	NotApplied []string
 }
 
 // AgentWorkspace is what [Agent.Prepare] made for one run.
@@ -96,6 +120,15 @@ type AgentOutcome struct {
 	Want, Got AgentObserved
 	// Elapsed is the run's wall-clock time.
 	Elapsed time.Duration
+	// Applied says how each policy override the agent took reached it
+	// ([AgentConfig.Applied]).
+	Applied []string
+	// NotApplied names the scenario's policy overrides that did not
+	// reach the agent ([AgentConfig.NotApplied]; every override for an
+	// agent without [Agent.Configure]): the run shows the agent at its
+	// own setting of each, so a verdict must say "not applied: FIELD"
+	// instead of judging the agent by them.
+	NotApplied []string
 }
 
 // AgentObserved is an agent run seen through a scenario's expect.wire.
@@ -182,6 +215,10 @@ func RunAgent(ctx context.Context, s *Scenario, a Agent) (*AgentOutcome, error) 
 	if timeout <= 0 {
 		timeout = DefaultAgentTimeout
 	}
+	conf, err := a.configure(s)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: configuring the agent: %w", s.Name, err)
+	}
 	var group processGroup
 	opts := a.Options
 	opts.OnAbort = group.interrupt
@@ -202,8 +239,12 @@ func RunAgent(ctx context.Context, s *Scenario, a Agent) (*AgentOutcome, error) 
 			defer ws.Cleanup()
 		}
 	}
-	cmd := exec.CommandContext(rctx, "sh", "-c", a.Command)
-	cmd.Env = append(a.environ(srv.URL, s.Name, s.prompt()), ws.Env...)
+	command := a.Command
+	if conf.Command != "" {
+		command = conf.Command
+	}
+	cmd := exec.CommandContext(rctx, "sh", "-c", command)
+	cmd.Env = append(append(a.environ(srv.URL, s.Name, s.prompt()), conf.Env...), ws.Env...)
 	cmd.Dir = ws.Dir
 	stdout, stderr, removeOutput, err := outputFiles()
 	if err != nil {
@@ -215,7 +256,7 @@ func RunAgent(ctx context.Context, s *Scenario, a Agent) (*AgentOutcome, error) 
 
 	began := time.Now()
 	if err := cmd.Start(); err != nil {
-		return nil, &AgentError{Scenario: s.Name, Msg: fmt.Sprintf("command %q did not start: %v", a.Command, err)}
+		return nil, &AgentError{Scenario: s.Name, Msg: fmt.Sprintf("command %q did not start: %v", command, err)}
 	}
 	group.started(cmd)
 	waitErr := cmd.Wait()
@@ -224,7 +265,7 @@ func RunAgent(ctx context.Context, s *Scenario, a Agent) (*AgentOutcome, error) 
 
 	stdoutText, stderrText := tail(stdout), tail(stderr)
 	out := &AgentOutcome{Scenario: s, Records: srv.Requests(), Calls: timed.Calls(), Exit: cmd.ProcessState.ExitCode(),
-		Stdout: stdoutText, Stderr: stderrText, Elapsed: time.Since(began)}
+		Stdout: stdoutText, Stderr: stderrText, Elapsed: time.Since(began), Applied: conf.Applied, NotApplied: conf.NotApplied}
 	out.LastOutput = lastLine(stdoutText)
 	if out.LastOutput == "" {
 		out.LastOutput = lastLine(out.Stderr)
@@ -237,6 +278,15 @@ func RunAgent(ctx context.Context, s *Scenario, a Agent) (*AgentOutcome, error) 
 		out.Got.Harness = append(out.Got.Harness, fmt.Sprintf("the script was not used up: the agent stopped after %d requests", len(out.Records)))
 	}
 	return out, nil
+}
+
+// configure is how s's policy reaches the agent: [Agent.Configure]'s
+// answer, or, without one, every override not applied.
+func (a Agent) configure(s *Scenario) (AgentConfig, error) {
+	if a.Configure == nil {
+		return AgentConfig{NotApplied: s.PolicyFields()}, nil
+	}
+	return a.Configure(s)
 }
 
 // outputFiles are temporary files for the command's standard output and

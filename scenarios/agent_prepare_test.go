@@ -50,3 +50,59 @@ func TestAgentPrepareFails(t *testing.T) {
 	_, err := scenarios.RunAgent(context.Background(), libraryScenario(t, "cc-truncation-recovery"), a)
 	assert.ErrorContains(t, err, "scenario cc-truncation-recovery: preparing the agent: no disk")
 }
+
+// TestAgentConfigure: Configure sees the scenario before the command
+// starts; its command replaces the agent's, its variables come after
+// Env (the scenario's policy wins) and before the workspace's, and what
+// it applied and did not is in the outcome.
+func TestAgentConfigure(t *testing.T) {
+	s := libraryScenario(t, "codex-server-error-retry-layers")
+	var seen string
+	a := scenarios.Agent{
+		Command: "echo not this",
+		Env:     []string{"X=from-env", "Y=from-env"},
+		Timeout: 30 * time.Second,
+		Configure: func(s *scenarios.Scenario) (scenarios.AgentConfig, error) {
+			seen = s.Name
+			return scenarios.AgentConfig{Command: `echo "$X|$Y|$Z"`, Env: []string{"Y=from-policy", "Z=from-policy"},
+				Applied: []string{"api_retries=2: Y=from-policy"}, NotApplied: []string{"stream_retries"}}, nil
+		},
+		Prepare: func(string) (scenarios.AgentWorkspace, error) {
+			return scenarios.AgentWorkspace{Env: []string{"Z=from-workspace"}}, nil
+		},
+	}
+	out, err := scenarios.RunAgent(context.Background(), s, a)
+	var ae *scenarios.AgentError
+	require.True(t, errors.As(err, &ae), "the command calls no server: %v", err)
+	assert.Equal(t, s.Name, seen)
+	assert.Equal(t, "from-env|from-policy|from-workspace", out.LastOutput)
+	assert.Equal(t, []string{"api_retries=2: Y=from-policy"}, out.Applied)
+	assert.Equal(t, []string{"stream_retries"}, out.NotApplied)
+}
+
+// TestAgentWithoutConfigure: an agent with no known settings takes none
+// of the scenario's policy: every override is not applied, once each, in
+// the order written.
+func TestAgentWithoutConfigure(t *testing.T) {
+	s := libraryScenario(t, "codex-server-error-retry-layers")
+	out, _ := scenarios.RunAgent(context.Background(), s, scenarios.Agent{Command: "echo hi", Timeout: 30 * time.Second})
+	require.NotNil(t, out)
+	assert.Equal(t, []string{"api_retries", "stream_retries"}, out.NotApplied)
+	assert.Empty(t, out.Applied)
+	s.Policy = append(s.Policy, scenarios.PolicyOverride{Field: "api_retries", Value: "3"})
+	assert.Equal(t, []string{"api_retries", "stream_retries"}, s.PolicyFields())
+	none := libraryScenario(t, "cc-truncation-recovery")
+	out, _ = scenarios.RunAgent(context.Background(), none, scenarios.Agent{Command: "echo hi", Timeout: 30 * time.Second})
+	require.NotNil(t, out)
+	assert.Empty(t, out.NotApplied)
+}
+
+// TestAgentConfigureFails: a Configure error ends the run before the
+// server starts, naming the scenario.
+func TestAgentConfigureFails(t *testing.T) {
+	a := scenarios.Agent{Command: "exit 0", Configure: func(*scenarios.Scenario) (scenarios.AgentConfig, error) {
+		return scenarios.AgentConfig{}, errors.New("api_retries 200 is over the agent's 100")
+	}}
+	_, err := scenarios.RunAgent(context.Background(), libraryScenario(t, "cc-truncation-recovery"), a)
+	assert.ErrorContains(t, err, "scenario cc-truncation-recovery: configuring the agent: api_retries 200 is over the agent's 100")
+}

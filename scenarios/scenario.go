@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -100,6 +101,18 @@ type Scenario struct {
 
 // ResolvedPolicy is the profile with the scenario's overrides applied.
 func (s *Scenario) ResolvedPolicy() loop.Policy { return s.policy }
+
+// PolicyFields are the JSON names of the policy fields the scenario
+// overrides, in the order first written.
+func (s *Scenario) PolicyFields() []string {
+	var out []string
+	for _, o := range s.Policy {
+		if !slices.Contains(out, o.Field) {
+			out = append(out, o.Field)
+		}
+	}
+	return out
+}
 
 // DefaultModel is the main model of a scenario that does not describe
 // one: a 200,000-token window and 64,000 tokens of output.
