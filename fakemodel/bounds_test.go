@@ -102,3 +102,30 @@ func TestConditionsAtTheirValue(t *testing.T) {
 	_, err = cond.Eval(req, 1, 0)
 	assert.ErrorContains(t, err, "needs the Model's Window")
 }
+
+// Unplayed names a queue with a step left to play, from that step; a
+// step that repeats forever is played once reached, even unanswered, so
+// a queue that only stands by is never named.
+func TestUnplayedSparesTheForeverStep(t *testing.T) {
+	req := loop.Request{Purpose: loop.PurposeMain, Model: "m", MaxTokens: 100, InputTokens: 10}
+	m := &fakemodel.Model{Answers: &fakemodel.Answers{
+		Main:    []fakemodel.Step{{Kind: fakemodel.ServerError, Repeat: 2}, {Text: "done"}},
+		Compact: []fakemodel.Step{{Text: "<summary>s</summary>", Repeat: fakemodel.Forever}},
+	}}
+	assert.Equal(t, []string{"answers.main from step 1 of 2"}, m.Unplayed())
+	for range 2 {
+		_, err := m.Stream(t.Context(), req, func(loop.Block) {})
+		assert.Error(t, err)
+	}
+	assert.Equal(t, []string{"answers.main from step 2 of 2"}, m.Unplayed())
+	_, err := m.Stream(t.Context(), req, func(loop.Block) {})
+	assert.NoError(t, err)
+	assert.Empty(t, m.Unplayed(), "the compaction's summary stands by: not unplayed")
+	assert.False(t, m.Done(), "Done still wants the forever step to answer")
+
+	forever := &fakemodel.Model{Script: []fakemodel.Step{{Text: "a"}, {Kind: fakemodel.ServerError, Repeat: fakemodel.Forever}}}
+	assert.Equal(t, []string{"script from step 1 of 2"}, forever.Unplayed())
+	_, err = forever.Stream(t.Context(), req, func(loop.Block) {})
+	assert.NoError(t, err)
+	assert.Empty(t, forever.Unplayed(), "the forever step reached")
+}

@@ -124,6 +124,26 @@ func (m *Model) Done() bool {
 	return true
 }
 
+// Unplayed names each queue whose steps were not all played, from the
+// first step that was not (as "answers.main from step 2 of 4"), for a
+// caller that cannot know how many requests will come (a foreign agent).
+// Unlike [Model.Done], a step that repeats forever counts as played once
+// it is reached, whether or not it answered: it answers whatever comes,
+// and nothing need come. A queue that only stands by (the compaction
+// requests' summary repeating forever, an agent that never compacts) is
+// never named.
+func (m *Model) Unplayed() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for _, q := range m.allQueues() {
+		if q.pos < len(q.steps) && q.steps[q.pos].Repeat != Forever {
+			out = append(out, fmt.Sprintf("%s from step %d of %d", q.name, q.pos+1, len(q.steps)))
+		}
+	}
+	return out
+}
+
 // Stream implements [loop.Model].
 func (m *Model) Stream(ctx context.Context, req loop.Request, yield func(loop.Block)) (loop.Response, error) {
 	m.mu.Lock()

@@ -274,8 +274,11 @@ func RunAgent(ctx context.Context, s *Scenario, a Agent) (*AgentOutcome, error) 
 		return out, &AgentError{Scenario: s.Name, Outcome: out, Msg: why}
 	}
 	out.Want, out.Got = s.wantAgent(out.Records), s.observeAgent(out, stdoutText)
-	if !model.Done() {
-		out.Got.Harness = append(out.Got.Harness, fmt.Sprintf("the script was not used up: the agent stopped after %d requests", len(out.Records)))
+	if left := model.Unplayed(); len(left) > 0 {
+		// a step that repeats forever need not have answered: an agent's
+		// requests are not counted in advance (fakemodel.Model.Unplayed)
+		out.Got.Harness = append(out.Got.Harness, fmt.Sprintf("the script was not used up: the agent stopped after %d requests (%s not played)",
+			len(out.Records), strings.Join(left, ", ")))
 	}
 	return out, nil
 }

@@ -109,6 +109,30 @@ func TestAgentThatStopsEarlyLeavesTheScriptUnused(t *testing.T) {
 		scenarios.Agent{Command: bin + " -requests 1", Timeout: 30 * time.Second})
 	require.NoError(t, err)
 	assert.False(t, out.Passed())
-	assert.Equal(t, []string{"the script was not used up: the agent stopped after 1 requests"}, out.Got.Harness)
+	assert.Equal(t, []string{"the script was not used up: the agent stopped after 1 requests (script from step 2 of 3 not played)"}, out.Got.Harness)
 	assert.Equal(t, "error_max_turns", out.Got.Result)
+}
+
+// A step that repeats forever, and a queue that only stands by (the
+// compaction's summary of a file check-agent wrote), need not answer
+// anything: an agent that stops there used its script up.
+func TestAgentNeedNotReachAForeverStep(t *testing.T) {
+	bin := testAgent(t)
+	s, err := scenarios.Parse("forever.yaml", []byte(`name: forever
+description: a reply, then a fault that repeats forever, which the agent never reaches
+profile: claude-code
+conversation: [{role: user, text: hi}]
+answers:
+  main:
+    - {text: done}
+    - {kind: server_error, repeat: forever}
+  compact:
+    - {text: "<summary>s</summary>", repeat: forever}
+expect: {terminal: completed, transitions: []}
+`))
+	require.NoError(t, err)
+	out, err := scenarios.RunAgent(context.Background(), s, scenarios.Agent{Command: bin, Timeout: 30 * time.Second})
+	require.NoError(t, err)
+	assert.Empty(t, out.Got.Harness)
+	assert.Len(t, out.Records, 1)
 }
