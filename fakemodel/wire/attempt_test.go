@@ -37,3 +37,28 @@ func TestAttempts(t *testing.T) {
 	assert.Equal(t, []int{1, 2, 3, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 2}, wire.Attempts(records))
 	assert.Empty(t, wire.Attempts(nil))
 }
+
+// A harness fault and a client gone before the answer leave the request
+// unanswered too: the next one with the same messages is its retry.
+// Another purpose, a dropped message or a new user message after the
+// failure start again at 1.
+func TestAttemptsAfterEveryUnansweredKind(t *testing.T) {
+	m, c := loop.PurposeMain, loop.PurposeCompact
+	for _, prev := range []wire.Record{
+		{Purpose: m, Messages: 2, Answer: "fault"},
+		{Purpose: m, Messages: 2, Answer: "gone"},
+		{Purpose: m, Messages: 2, Answer: "rejected"},
+		{Purpose: m, Messages: 2, Answer: "429", Fault: loop.KindRateLimited},
+	} {
+		retry := wire.Record{Purpose: m, Messages: 2, Kept: 2}
+		assert.Equal(t, []int{1, 2}, wire.Attempts([]wire.Record{prev, retry}), prev.Answer)
+		assert.Equal(t, []int{1, 1}, wire.Attempts([]wire.Record{prev, {Purpose: c, Messages: 2, Kept: 2}}), "%s, then another purpose", prev.Answer)
+		assert.Equal(t, []int{1, 1}, wire.Attempts([]wire.Record{prev, {Purpose: m, Messages: 2, Kept: 1, Appended: []string{"assistant:text"}}}),
+			"%s, then a message changed", prev.Answer)
+		assert.Equal(t, []int{1, 1}, wire.Attempts([]wire.Record{prev, {Purpose: m, Messages: 2, Kept: 2, Dropped: 1}}), "%s, then a message dropped", prev.Answer)
+		assert.Equal(t, []int{1, 1}, wire.Attempts([]wire.Record{prev, {Purpose: m, Messages: 3, Kept: 2, Appended: []string{"assistant:text", "user:text"}}}),
+			"%s, then a user message after the partial reply", prev.Answer)
+	}
+	assert.Equal(t, []int{1, 1}, wire.Attempts([]wire.Record{{Purpose: m, Messages: 2, Answer: "text"}, {Purpose: m, Messages: 2, Kept: 2}}),
+		"an answered request has no retry")
+}
