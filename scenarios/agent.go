@@ -12,9 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
-
 	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/fakemodel/fakeapi"
 	"github.com/loopsim/loopsim/fakemodel/wire"
@@ -141,6 +138,9 @@ type AgentObserved struct {
 	Result string
 	// Exit is the exit status, when expect.wire.exit is written.
 	Exit *int
+	// Counters are the counters of expect.counters the wire shows (but
+	// those of expect.loop_only), counted from the server's records.
+	Counters map[string]int
 	// Rejected lists the requests that broke the API's rules; a scenario
 	// expects none.
 	Rejected []string
@@ -149,12 +149,31 @@ type AgentObserved struct {
 	Harness []string
 }
 
-// Passed reports whether the agent did what the scenario expects.
-func (o *AgentOutcome) Passed() bool { return cmp.Equal(o.Want, o.Got, cmpopts.EquateEmpty()) }
+// Passed reports whether the agent did what the scenario expects (and
+// kept the API's rules, and used the script up without running out). A
+// run that was compared on nothing passes too: see [AgentOutcome.Mark].
+func (o *AgentOutcome) Passed() bool { return o.Diff() == "" }
 
-// Diff shows how the agent departed from the expectation: "-" lines are
-// expected, "+" lines are what happened.
-func (o *AgentOutcome) Diff() string { return cmp.Diff(o.Want, o.Got, cmpopts.EquateEmpty()) }
+// Diff shows how the agent departed from the expectation, a line per
+// expectation (named by its path in the scenario file) with what was
+// wanted and what happened, request sequences as strips
+// ("M:500 ×30"); empty when it did not.
+func (o *AgentOutcome) Diff() string {
+	var d diffWriter
+	path := "expect.wire.requests"
+	if o.Scenario != nil {
+		path = o.Scenario.requestsPath(o.Records)
+	}
+	d.sequence(path, o.Want.Requests, o.Got.Requests)
+	d.scalar("expect.wire.result", o.Want.Result, o.Got.Result)
+	if o.Want.Exit != nil && o.Got.Exit != nil {
+		d.scalar("expect.wire.exit", *o.Want.Exit, *o.Got.Exit)
+	}
+	d.counters(o.Want.Counters, o.Got.Counters)
+	d.unexpected("requests the API refused", o.Got.Rejected)
+	d.unexpected("faults of the scenario", o.Got.Harness)
+	return d.String()
+}
 
 // AgentError is a run that could not be judged: the command could not
 // start, timed out, or never called the server.
@@ -334,13 +353,30 @@ func unjudged(ctx, rctx context.Context, out *AgentOutcome, timeout time.Duratio
 	return "", false
 }
 
-// wantAgent is expect.wire for a foreign agent whose requests are recs.
+// wantAgent is what a foreign agent whose requests are recs is compared
+// with: expect.wire, unless expect.loop_only names it, and the counters
+// of expect.counters the wire shows.
 func (s *Scenario) wantAgent(recs []wire.Record) AgentObserved {
-	w := s.Expect.Wire
-	if w == nil {
-		return AgentObserved{}
+	var want AgentObserved
+	if w := s.agentWire(); w != nil {
+		want = AgentObserved{Requests: wantWire(s.wireFor(recs), false), Result: w.Result, Exit: w.Exit}
 	}
-	return AgentObserved{Requests: wantWire(s.wireFor(recs), false), Result: w.Result, Exit: w.Exit}
+	for _, name := range s.wireCounters() {
+		if want.Counters == nil {
+			want.Counters = map[string]int{}
+		}
+		want.Counters[name] = s.Expect.Counters[name]
+	}
+	return want
+}
+
+// agentWire is expect.wire as a foreign agent is compared with it: nil
+// when not written or loop_only.
+func (s *Scenario) agentWire() *Wire {
+	if slices.Contains(s.Expect.LoopOnly, LoopOnlyWire) {
+		return nil
+	}
+	return s.Expect.Wire
 }
 
 // wireFor is the expected request sequence for an agent whose requests
@@ -356,7 +392,7 @@ func (s *Scenario) wireFor(recs []wire.Record) []WireEntry {
 // observeAgent sees an agent run the way expect.wire does.
 func (s *Scenario) observeAgent(out *AgentOutcome, stdout string) AgentObserved {
 	var got AgentObserved
-	w := s.Expect.Wire
+	w := s.agentWire()
 	if w != nil {
 		got.Requests = matchWire(requestEntries(s.wireFor(out.Records)), wire.Labels(out.Records))
 		if w.Result != "" {
@@ -366,6 +402,13 @@ func (s *Scenario) observeAgent(out *AgentOutcome, stdout string) AgentObserved 
 			exit := out.Exit
 			got.Exit = &exit
 		}
+	}
+	for _, name := range s.wireCounters() {
+		if got.Counters == nil {
+			got.Counters = map[string]int{}
+		}
+		c, _ := counter(name)
+		got.Counters[name] = c.OnWire(out.Records)
 	}
 	for _, r := range out.Records {
 		switch r.Answer {

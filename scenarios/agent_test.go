@@ -45,12 +45,62 @@ func TestAgentFailsWithADiffOfItsRequests(t *testing.T) {
 		scenarios.Agent{Command: bin + " -mode unpaired", Timeout: 30 * time.Second})
 	require.NoError(t, err)
 	assert.False(t, out.Passed())
-	diff := out.Diff()
-	assert.Contains(t, diff, `-`)
-	assert.Contains(t, diff, `"M:rejected"`)
-	assert.Contains(t, diff, "`tool_use` ids were found without `tool_result` blocks immediately after")
-	assert.Contains(t, diff, `"error_during_execution"`)
+	assert.Equal(t, "expect.wire.requests:\n  want M:tool ×3\n  got  M:tool M:rejected\n  from entry 2 of 2 (3 wanted): want M:tool, got M:rejected\n"+
+		"expect.wire.result: want error_max_turns, got error_during_execution\n"+
+		"expect.counters.requests: want 3, got 2\n"+
+		"requests the API refused (want none):\n"+
+		"  request 2: messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1_1. Each `tool_use` block must have a corresponding `tool_result` block in the next message.\n",
+		out.Diff())
 	assert.Equal(t, 1, out.Exit)
+	assert.Equal(t, scenarios.MarkFail, out.Mark(), "a refused request fails, policy applied or not")
+	assert.Equal(t, []string{"max_turns"}, out.NotApplied)
+}
+
+// TestAgentMarks: a verdict says what it compared. PASS needs something
+// the wire shows; a scenario that expects only the loop's own state (or
+// keeps the rest loop_only) gets "nothing expected"; a policy override
+// the agent did not take gets "not applied".
+func TestAgentMarks(t *testing.T) {
+	bin := testAgent(t)
+	const head = `name: marks
+description: one reply
+profile: claude-code
+conversation: [{role: user, text: hi}]
+script: [{text: done}]
+`
+	cases := []struct {
+		name, src   string
+		mark        scenarios.Mark
+		compared    []string
+		notCompared []string
+	}{
+		{"counters on the wire", head + "expect: {terminal: completed, transitions: [], counters: {turns: 1, requests: 1}}\n",
+			scenarios.MarkPass, []string{"expect.counters.requests"},
+			[]string{"expect.terminal, expect.counters.turns (the loop's own: not on the wire)"}},
+		{"wire and counters", head + "expect: {terminal: completed, transitions: [], counters: {requests: 1, retries: 0}, wire: {requests: M:text, result: success, exit: 0}}\n",
+			scenarios.MarkPass, []string{"expect.wire.requests", "expect.wire.result", "expect.wire.exit", "expect.counters.requests", "expect.counters.retries"},
+			[]string{"expect.terminal (the loop's own: not on the wire)"}},
+		{"only the loop's own", head + "expect: {terminal: completed, transitions: [], counters: {turns: 1}}\n",
+			scenarios.MarkNothingExpected, nil, []string{"expect.terminal, expect.counters.turns (the loop's own: not on the wire)"}},
+		{"loop only", head + "expect: {terminal: completed, transitions: [], counters: {requests: 1}, wire: {requests: M:text}, loop_only: [requests, wire]}\n",
+			scenarios.MarkNothingExpected, nil,
+			[]string{"expect.terminal (the loop's own: not on the wire)", "expect.counters.requests, expect.wire (loop_only)"}},
+		{"a counter that departs", head + "expect: {terminal: completed, transitions: [], counters: {requests: 2}}\n",
+			scenarios.MarkFail, []string{"expect.counters.requests"}, []string{"expect.terminal (the loop's own: not on the wire)"}},
+		{"a policy not taken", head + "policy: {max_turns: 3}\nexpect: {terminal: completed, transitions: [], counters: {requests: 2}}\n",
+			scenarios.MarkNotApplied, []string{"expect.counters.requests"}, []string{"expect.terminal (the loop's own: not on the wire)"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := scenarios.Parse("marks.yaml", []byte(c.src))
+			require.NoError(t, err)
+			out, err := scenarios.RunAgent(context.Background(), s, scenarios.Agent{Command: bin, Timeout: 30 * time.Second})
+			require.NoError(t, err)
+			assert.Equal(t, c.mark, out.Mark(), "diff:\n%s", out.Diff())
+			assert.Equal(t, c.compared, out.Compared())
+			assert.Equal(t, c.notCompared, out.NotCompared())
+		})
+	}
 }
 
 func TestAgentThatCannotBeJudged(t *testing.T) {

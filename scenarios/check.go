@@ -372,6 +372,7 @@ func (c *checker) expect() {
 			c.errorf("expect.counters."+name, "unknown counter (known: %s)", strings.Join(counterNames(), ", "))
 		}
 	}
+	c.loopOnly()
 	known := properties.InvariantNames()
 	seen := map[string]bool{}
 	for i, name := range e.Violated {
@@ -413,6 +414,34 @@ func (c *checker) expect() {
 				c.sc.wireByAPI[api] = entries
 			}
 		}
+	}
+}
+
+// loopOnly checks that expect.loop_only names, once each, an expectation
+// written in the file that the wire shows: a counter of expect.counters
+// that a foreign agent's requests show, or wire.
+func (c *checker) loopOnly() {
+	e := &c.sc.Expect
+	seen := map[string]bool{}
+	for i, name := range e.LoopOnly {
+		at := fmt.Sprintf("expect.loop_only[%d]", i)
+		k, isCounter := counter(name)
+		switch {
+		case seen[name]:
+			c.errorf(at, "%q is listed twice", name)
+		case name == LoopOnlyWire && e.Wire == nil:
+			c.errorf(at, "there is no expect.wire to keep from an agent's verdict")
+		case name == LoopOnlyWire:
+		case !isCounter:
+			c.errorf(at, "%q is neither wire nor a counter (counters the wire shows: %s)", name, strings.Join(CountersOnWire(), ", "))
+		case k.OnWire == nil:
+			c.errorf(at, "%q is never compared for an agent: the wire does not show it (it shows %s)", name, strings.Join(CountersOnWire(), ", "))
+		default:
+			if _, written := e.Counters[name]; !written {
+				c.errorf(at, "%q is not in expect.counters", name)
+			}
+		}
+		seen[name] = true
 	}
 }
 

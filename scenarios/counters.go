@@ -1,6 +1,9 @@
 package scenarios
 
-import "github.com/loopsim/loopsim/loop"
+import (
+	"github.com/loopsim/loopsim/fakemodel/wire"
+	"github.com/loopsim/loopsim/loop"
+)
 
 // Counter is one total over a finished run that a scenario can expect.
 type Counter struct {
@@ -10,29 +13,80 @@ type Counter struct {
 	Doc string
 	// Of computes it.
 	Of func(*loop.Result) int
+	// OnWire computes it from the fake server's records of a foreign
+	// agent's requests, for a counter the wire shows; nil for one it does
+	// not (turns, transitions, tool results: the agent's own state).
+	OnWire func([]wire.Record) int
 }
 
 // Counters lists every counter, in the order diffs show them.
 var Counters = []Counter{
-	{"turns", "the final turn count (starts at 1)", func(r *loop.Result) int { return r.State.TurnCount }},
-	{"iterations", "loop iterations", func(r *loop.Result) int { return r.Stats.Iterations }},
-	{"requests", "requests sent, main and compaction, every attempt", func(r *loop.Result) int { return r.Stats.Requests }},
-	{"compact_requests", "requests sent by compactions", countRequests(loop.PurposeCompact)},
-	{"reactive_compacts", "reactive_compact_retry transitions", countTransitions(loop.ReactiveCompactRetry)},
-	{"auto_compacts", "auto-compactions that succeeded", countCompactions(loop.TriggerAuto, true)},
-	{"failed_compactions", "compactions, auto or reactive, that ran and failed", countFailedCompactions},
-	{"recovery_nudges", "max_output_tokens_recovery transitions", countTransitions(loop.MaxOutputTokensRecovery)},
-	{"escalations", "max_output_tokens_escalate transitions", countTransitions(loop.MaxOutputTokensEscalate)},
-	{"stop_hook_blocks", "stop-hook runs that blocked", countHookOutcome(loop.HookBlock)},
-	{"retries", "requests the retry layer sent again", countKind(loop.KindRetry)},
-	{"fallbacks", "switches to the fallback model", countKind(loop.KindFallback)},
-	{"tool_results", "tool_result blocks added, real and synthetic", countKind(loop.KindToolResult)},
-	{"input_errors", "tool_results for a tool_use whose input is not valid JSON (the tool did not run)", countInputErrors},
-	{"synthetic_tool_results", "tool_results the loop made up (interrupted, fallback, model error)", countSyntheticResults},
-	{"output_tokens", "output tokens of successful responses", func(r *loop.Result) int { return r.Stats.OutputTokens }},
-	{"discarded_output_tokens", "output tokens of replies the loop dropped", func(r *loop.Result) int { return r.Stats.DiscardedOutputTokens }},
-	{"largest_max_tokens", "the largest max_tokens of any request", largestMaxTokens},
-	{"peak_tokens", "the largest request input", func(r *loop.Result) int { return r.Stats.PeakTokens }},
+	{"turns", "the final turn count (starts at 1)", func(r *loop.Result) int { return r.State.TurnCount }, nil},
+	{"iterations", "loop iterations", func(r *loop.Result) int { return r.Stats.Iterations }, nil},
+	{"requests", "requests sent, main and compaction, every attempt", func(r *loop.Result) int { return r.Stats.Requests }, wireRequests},
+	{"compact_requests", "requests sent by compactions", countRequests(loop.PurposeCompact), wireCompactRequests},
+	{"reactive_compacts", "reactive_compact_retry transitions", countTransitions(loop.ReactiveCompactRetry), nil},
+	{"auto_compacts", "auto-compactions that succeeded", countCompactions(loop.TriggerAuto, true), nil},
+	{"failed_compactions", "compactions, auto or reactive, that ran and failed", countFailedCompactions, nil},
+	{"recovery_nudges", "max_output_tokens_recovery transitions", countTransitions(loop.MaxOutputTokensRecovery), nil},
+	{"escalations", "max_output_tokens_escalate transitions", countTransitions(loop.MaxOutputTokensEscalate), nil},
+	{"stop_hook_blocks", "stop-hook runs that blocked", countHookOutcome(loop.HookBlock), nil},
+	{"retries", "requests the retry layer sent again", countKind(loop.KindRetry), wireRetries},
+	{"fallbacks", "switches to the fallback model", countKind(loop.KindFallback), nil},
+	{"tool_results", "tool_result blocks added, real and synthetic", countKind(loop.KindToolResult), nil},
+	{"input_errors", "tool_results for a tool_use whose input is not valid JSON (the tool did not run)", countInputErrors, nil},
+	{"synthetic_tool_results", "tool_results the loop made up (interrupted, fallback, model error)", countSyntheticResults, nil},
+	{"output_tokens", "output tokens of successful responses", func(r *loop.Result) int { return r.Stats.OutputTokens }, nil},
+	{"discarded_output_tokens", "output tokens of replies the loop dropped", func(r *loop.Result) int { return r.Stats.DiscardedOutputTokens }, nil},
+	{"largest_max_tokens", "the largest max_tokens of any request", largestMaxTokens, wireLargestMaxTokens},
+	{"peak_tokens", "the largest request input", func(r *loop.Result) int { return r.Stats.PeakTokens }, nil},
+}
+
+// CountersOnWire lists the names of the counters the wire shows, in table
+// order: those `simulate agent` compares for a foreign agent.
+func CountersOnWire() []string {
+	var out []string
+	for _, c := range Counters {
+		if c.OnWire != nil {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// wireRequests counts every request the server received.
+func wireRequests(recs []wire.Record) int { return len(recs) }
+
+// wireCompactRequests counts the compaction requests (wire.PurposeOf).
+func wireCompactRequests(recs []wire.Record) int {
+	n := 0
+	for _, r := range recs {
+		if r.Purpose == loop.PurposeCompact {
+			n++
+		}
+	}
+	return n
+}
+
+// wireRetries counts the requests that are a retry of the one before
+// (wire.Attempts: the same messages again after no answer).
+func wireRetries(recs []wire.Record) int {
+	n := 0
+	for _, a := range wire.Attempts(recs) {
+		if a > 1 {
+			n++
+		}
+	}
+	return n
+}
+
+// wireLargestMaxTokens is the largest max_tokens any request asked for.
+func wireLargestMaxTokens(recs []wire.Record) int {
+	n := 0
+	for _, r := range recs {
+		n = max(n, r.MaxTokens)
+	}
+	return n
 }
 
 // counter returns the counter with that name.

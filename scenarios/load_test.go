@@ -74,7 +74,7 @@ expect: {terminal: completed, transitions: [], colour: red}
 	want := []string{
 		"many.yaml:5:36: conversation[0].tokens: -1 is negative: every number in a scenario is zero or more",
 		`many.yaml:7:34: script[0].output_tokens: want a whole number, got the string "lots"`,
-		"many.yaml:8:48: expect.colour: unknown field (known here: terminal, halted, transitions, counters, violated, wire)",
+		"many.yaml:8:48: expect.colour: unknown field (known here: terminal, halted, transitions, counters, violated, wire, loop_only)",
 	}
 	require.Len(t, list, len(want), "problems:\n%v", err)
 	for i, w := range want {

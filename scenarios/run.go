@@ -7,9 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
-
 	"github.com/loopsim/loopsim/loop"
 	"github.com/loopsim/loopsim/properties"
 )
@@ -45,11 +42,64 @@ type Observed struct {
 }
 
 // Passed reports whether the run did what the scenario expects.
-func (o *Outcome) Passed() bool { return cmp.Equal(o.Want, o.Got, cmpopts.EquateEmpty()) }
+func (o *Outcome) Passed() bool { return o.Diff() == "" }
 
-// Diff shows how the run departed from the expectation: "-" lines are
-// expected, "+" lines are what happened. It is empty when the run passed.
-func (o *Outcome) Diff() string { return cmp.Diff(o.Want, o.Got, cmpopts.EquateEmpty()) }
+// Diff shows how the run departed from the expectation, a line per
+// expectation (named by its path in the scenario file) with what was
+// wanted and what happened, sequences as strips ("next_turn ×3",
+// "M:500 ×11"). It is empty when the run passed.
+func (o *Outcome) Diff() string {
+	var d diffWriter
+	d.scalar("expect.terminal", endOf(o.Want), endOf(o.Got))
+	d.sequence("expect.transitions", transitionNames(o.Want.Transitions), transitionNames(o.Got.Transitions))
+	d.counters(o.Want.Counters, o.Got.Counters)
+	d.set("expect.violated", o.Want.Violated, o.Got.Violated)
+	if o.Want.Requests != nil {
+		d.sequence("expect.wire.requests", o.Want.Requests, o.Got.Requests)
+	}
+	d.unexpected("faults of the scenario", o.Got.Harness)
+	return d.String()
+}
+
+// Compared names, by their paths in the scenario file, what the run was
+// compared on: the terminal (or halted), the transitions, the counters
+// written, the invariants (every one: those expect.violated lists must
+// break, the others hold), the request sequence when expect.wire is
+// written, and the script, used up and not run out.
+func (o *Outcome) Compared() []string {
+	e := o.Scenario.Expect
+	out := []string{"expect.terminal"}
+	if e.Halted {
+		out[0] = "expect.halted"
+	}
+	out = append(out, "expect.transitions")
+	for _, c := range Counters {
+		if _, named := e.Counters[c.Name]; named {
+			out = append(out, "expect.counters."+c.Name)
+		}
+	}
+	out = append(out, "invariants")
+	if e.Wire != nil {
+		out = append(out, "expect.wire.requests")
+	}
+	return append(out, "the script used up")
+}
+
+// endOf is how an observed run ends: its terminal, or "halted".
+func endOf(o Observed) string {
+	if o.Halted {
+		return "halted"
+	}
+	return string(o.Terminal)
+}
+
+func transitionNames(ts []loop.Transition) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = string(t)
+	}
+	return out
+}
 
 // Watchdog bounds one run in real time. A scenario the loader accepts
 // never comes near it; a run that does (a fake waiting to be cancelled by

@@ -52,19 +52,39 @@ func TestRunFailsWithADiff(t *testing.T) {
 	for _, c := range []struct {
 		name, expect, inDiff string
 	}{
-		{"terminal", "{terminal: max_turns, transitions: [next_turn]}", `"max_turns"`},
-		{"transitions", "{terminal: completed, transitions: [next_turn * 2]}", "Transitions"},
-		{"missing transitions", "{terminal: completed, transitions: []}", `"next_turn"`},
-		{"counter", "{terminal: completed, transitions: [next_turn], counters: {requests: 3}}", `"requests"`},
-		{"halted", "{halted: true, transitions: [next_turn], violated: [termination]}", "Halted"},
-		{"expected violation", "{terminal: completed, transitions: [next_turn], violated: [paired_tools]}", `"paired_tools"`},
+		{"terminal", "{terminal: max_turns, transitions: [next_turn]}", "expect.terminal: want max_turns, got completed\n"},
+		{"transitions", "{terminal: completed, transitions: [next_turn * 2]}",
+			"expect.transitions:\n  want next_turn ×2\n  got  next_turn\n  from entry 2 of 1 (2 wanted): want next_turn, got (the end)\n"},
+		{"missing transitions", "{terminal: completed, transitions: []}",
+			"expect.transitions:\n  want (none)\n  got  next_turn\n  from entry 1 of 1 (0 wanted): want (the end), got next_turn\n"},
+		{"counter", "{terminal: completed, transitions: [next_turn], counters: {requests: 3, turns: 2}}", "expect.counters.requests: want 3, got 2\n"},
+		{"halted", "{halted: true, transitions: [next_turn], violated: [termination]}",
+			"expect.terminal: want halted, got completed\nexpect.violated: want [termination], got []\n"},
+		{"expected violation", "{terminal: completed, transitions: [next_turn], violated: [paired_tools]}", "expect.violated: want [paired_tools], got []\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := run(t, scenario(t, oneToolTurn+"expect: "+c.expect+"\n"))
 			require.False(t, out.Passed(), "passed a wrong expectation")
-			assert.Contains(t, out.Diff(), c.inDiff, "the diff shows what departed")
+			assert.Equal(t, c.inDiff, out.Diff(), "the diff shows what departed, and only that")
 		})
 	}
+}
+
+// TestRunDiffShowsRequestsAsStrips: a long request sequence that departs
+// reads as two strips and where they part, not an entry a line.
+func TestRunDiffShowsRequestsAsStrips(t *testing.T) {
+	out := run(t, scenario(t, `name: strips
+description: eleven 500s, expected six
+profile: claude-code
+conversation: [{role: user, text: hi}]
+script: [{kind: server_error, repeat: 11}]
+expect:
+  terminal: api_error
+  transitions: []
+  wire: {requests: "M:500 * 6"}
+`))
+	assert.Equal(t, "expect.wire.requests:\n  want M:500 ×6\n  got  M:500 ×11\n  from entry 7 of 11 (6 wanted): want (the end), got M:500\n", out.Diff())
+	assert.Equal(t, []string{"expect.terminal", "expect.transitions", "invariants", "expect.wire.requests", "the script used up"}, out.Compared())
 }
 
 func TestRunReportsAScriptRunOut(t *testing.T) {

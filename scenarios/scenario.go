@@ -187,7 +187,17 @@ type Expect struct {
 	Violated []string `json:"violated"`
 	// Wire is what the run must show on the wire; nil: nothing.
 	Wire *Wire `json:"wire"`
+	// LoopOnly names expectations the wire shows that `simulate agent`
+	// does not compare for a foreign agent: counters of Counters that the
+	// wire shows ([Counter.OnWire]) but that an agent may reach by another
+	// road, or "wire" for the whole of Wire. The loop in process is
+	// compared on all of them.
+	LoopOnly []string `json:"loop_only"`
 }
+
+// LoopOnlyWire is the entry of [Expect.LoopOnly] that keeps expect.wire
+// from a foreign agent's verdict.
+const LoopOnlyWire = "wire"
 
 // PolicyOverride sets one policy field, by its JSON name, from its text
 // form (see [loop.Policy.With]).

@@ -26,10 +26,20 @@ func init() {
 
 // agentVerdict is one scenario's line of `simulate agent --json`.
 type agentVerdict struct {
-	Name       string        `json:"name"`
-	File       string        `json:"file"`
-	Verdict    string        `json:"verdict"`
-	Error      string        `json:"error,omitempty"`
+	Name string `json:"name"`
+	File string `json:"file"`
+	// Verdict is the mark: pass, fail, nothing expected, not applied
+	// (scenarios.Mark), or error (the run could not be judged).
+	Verdict string `json:"verdict"`
+	Error   string `json:"error,omitempty"`
+	// Compared names the expectations compared, by their paths in the
+	// file; NotCompared those not, with why.
+	Compared    []string `json:"compared,omitempty"`
+	NotCompared []string `json:"not_compared,omitempty"`
+	// NotApplied names the policy fields that did not reach the agent;
+	// Applied says how the others did.
+	NotApplied []string      `json:"not_applied,omitempty"`
+	Applied    []string      `json:"applied,omitempty"`
 	Requests   []string      `json:"requests"`
 	Exit       int           `json:"exit"`
 	Result     string        `json:"result,omitempty"`
@@ -58,7 +68,7 @@ func runAgents(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := interruptContext()
 	defer stop()
-	var t tally
+	t := map[string]int{}
 	for _, s := range list {
 		if opt.filter != nil && !opt.filter.MatchString(s.Name) {
 			continue
@@ -77,12 +87,7 @@ func runAgents(args []string, stdout, stderr io.Writer) int {
 				status = exitBadInput
 			}
 		}
-		switch v.Verdict {
-		case reports.VerdictPass:
-			t.passed++
-		case reports.VerdictFail:
-			t.failed++
-		}
+		t[v.Verdict]++
 		if opt.json {
 			b, err := json.Marshal(v)
 			if err != nil {
@@ -95,7 +100,7 @@ func runAgents(args []string, stdout, stderr io.Writer) int {
 		writeAgentVerdict(stdout, v, opt.verbose)
 	}
 	if !opt.json {
-		fmt.Fprintf(stdout, "%d passed, %d failed\n", t.passed, t.failed)
+		fmt.Fprintln(stdout, agentTally(t))
 	}
 	if err := opt.export.write(context.Background()); err != nil {
 		fmt.Fprintf(stderr, "agent: %v\n", err)
@@ -163,10 +168,18 @@ LOOPSIM_SCENARIO to the scenario's name, on top of a clean environment
 (PATH, HOME and the locale of this one, and each -env; -inherit-env
 passes all of it: an agent's policy may depend on its environment),
 with LOOPSIM_PROMPT set to the scenario's first message,
-waits for it to exit, and checks expect.wire: the request sequence
-(M:trunc, C:text, ...), the result the agent reports and its exit
-status, and that every request kept the API's rules. PASS, or FAIL with a diff (-want +got), per scenario; ERROR when
-the command timed out (default 5m) or exited without calling the server.
+waits for it to exit, and compares what the wire shows with what the
+scenario expects: expect.wire (the request sequence M:trunc, C:text, ...,
+the result the agent reports, its exit status) and the counters of
+expect.counters the wire shows (requests, compact_requests, retries,
+largest_max_tokens), but those expect.loop_only names; every request must
+keep the API's rules. Each scenario gets a mark and says what it
+compared: PASS; FAIL with what departed (request sequences as strips,
+M:500 ×30 against M:500 ×6); RAN (ran, nothing expected: the scenario
+expects only the loop's own state, terminal, transitions, ...); NOT
+APPLIED (a policy field the agent's preset cannot set: the agent ran at
+its own setting, so the scenario does not judge it); ERROR when the
+command timed out (default 5m) or exited without calling the server.
 -otlp, -otlp-endpoint and -timeline export each run from the server's
 records: a trace (a timeline process) per scenario (docs/otel.md).
 
@@ -249,34 +262,88 @@ func agentOne(ctx context.Context, s *scenarios.Scenario, a scenarios.Agent) (ag
 		v.ElapsedMS = out.Elapsed.Milliseconds()
 		v.Stderr = lastLines(out.Stderr, 20)
 	}
-	switch {
-	case err != nil:
+	if err != nil {
 		v.Verdict, v.Error = reports.VerdictError, err.Error()
 		return v, exitBadInput
-	case out.Passed():
-		v.Verdict = reports.VerdictPass
-		return v, exitPass
 	}
-	v.Verdict, v.Diff = reports.VerdictFail, out.Diff()
-	return v, exitFail
+	v.Compared, v.NotCompared, v.NotApplied, v.Applied = out.Compared(), out.NotCompared(), out.NotApplied, out.Applied
+	v.Diff = out.Diff()
+	mark := out.Mark()
+	v.Verdict = string(mark)
+	if mark == scenarios.MarkFail {
+		return v, exitFail
+	}
+	return v, exitPass
 }
 
-func writeAgentVerdict(w io.Writer, v agentVerdict, verbose bool) {
-	switch v.Verdict {
-	case reports.VerdictError:
-		fmt.Fprintf(w, "ERROR %-40s %s\n", v.Name, v.Error)
-	default:
-		fmt.Fprintf(w, "%-5s %-40s exit %-3d %-24s %s\n", strings.ToUpper(v.Verdict), v.Name, v.Exit, v.Result, strings.Join(v.Requests, " "))
-	}
-	if v.Verdict == reports.VerdictFail {
-		fmt.Fprint(w, indent("diff (-want +got):\n"+v.Diff, "      "))
-	}
-	if verbose {
-		fmt.Fprint(w, indent("last output: "+v.LastOutput+"\n", "      "))
-		if v.Stderr != "" {
-			fmt.Fprint(w, indent("stderr:\n"+v.Stderr, "      "))
+// agentMarks are the marks in the order the tally counts them, each with
+// the word the verdict line starts with.
+var agentMarks = []struct{ verdict, word, tally string }{
+	{string(scenarios.MarkPass), "PASS", "passed"},
+	{string(scenarios.MarkFail), "FAIL", "failed"},
+	{string(scenarios.MarkNothingExpected), "RAN", "ran with nothing expected"},
+	{string(scenarios.MarkNotApplied), "NOT APPLIED", "not applied"},
+	{reports.VerdictError, "ERROR", "not judged"},
+}
+
+// agentTally is the summary line: how many runs got each mark.
+func agentTally(t map[string]int) string {
+	parts := []string{fmt.Sprintf("%d passed", t[string(scenarios.MarkPass)]), fmt.Sprintf("%d failed", t[string(scenarios.MarkFail)])}
+	for _, m := range agentMarks[2:] {
+		if n := t[m.verdict]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, m.tally))
 		}
 	}
+	return strings.Join(parts, ", ")
+}
+
+// markWord is the word a verdict line starts with.
+func markWord(verdict string) string {
+	for _, m := range agentMarks {
+		if m.verdict == verdict {
+			return m.word
+		}
+	}
+	return strings.ToUpper(verdict)
+}
+
+// agentIndent indents a verdict's detail lines under its name.
+const agentIndent = "            "
+
+func writeAgentVerdict(w io.Writer, v agentVerdict, verbose bool) {
+	word := markWord(v.Verdict)
+	if v.Verdict == reports.VerdictError {
+		fmt.Fprintf(w, "%-11s %-40s %s\n", word, v.Name, v.Error)
+	} else {
+		fmt.Fprintf(w, "%-11s %-40s exit %-3d %-24s %s\n", word, v.Name, v.Exit, v.Result, scenarios.Strip(v.Requests))
+	}
+	var detail strings.Builder
+	if len(v.NotApplied) > 0 {
+		fmt.Fprintf(&detail, "not applied: %s (the agent ran at its own setting: the scenario does not judge it)\n", strings.Join(v.NotApplied, ", "))
+	}
+	switch {
+	case v.Verdict == reports.VerdictError:
+	case len(v.Compared) == 0:
+		fmt.Fprintf(&detail, "ran, nothing expected: nothing the scenario expects is on the wire; not compared: %s\n", strings.Join(v.NotCompared, "; "))
+	default:
+		fmt.Fprintf(&detail, "compared: %s\n", strings.Join(v.Compared, ", "))
+		if verbose && len(v.NotCompared) > 0 {
+			fmt.Fprintf(&detail, "not compared: %s\n", strings.Join(v.NotCompared, "; "))
+		}
+	}
+	if verbose && len(v.Applied) > 0 {
+		fmt.Fprintf(&detail, "applied: %s\n", strings.Join(v.Applied, "; "))
+	}
+	if v.Diff != "" {
+		detail.WriteString("departed:\n" + indent(v.Diff, "  "))
+	}
+	if verbose {
+		detail.WriteString("last output: " + v.LastOutput + "\n")
+		if v.Stderr != "" {
+			detail.WriteString("stderr:\n" + v.Stderr)
+		}
+	}
+	fmt.Fprint(w, indent(detail.String(), agentIndent))
 }
 
 // lastLines is the last n lines of s.

@@ -121,7 +121,9 @@ const runUsage = `usage: simulate run [-v] [--json] [-run REGEXP] [-skipped] [-o
 
 Runs scenario files (a directory stands for the .yaml files in it; with no
 argument, the built-in library) and prints one verdict line each: PASS,
-FAIL with a diff (-want +got), or SKIP with its reason. The format is
+FAIL with what departed (each expectation by its path in the file,
+wanted against got, sequences as strips), or SKIP with its reason; -v
+and --json also name what each run was compared on. The format is
 documented in scenarios/README.md. -otlp, -otlp-endpoint and -timeline
 also write every run's trace as OpenTelemetry spans or a Perfetto
 timeline (docs/otel.md).
@@ -176,8 +178,10 @@ type verdict struct {
 	Halted      bool              `json:"halted,omitempty"`
 	Transitions []loop.Transition `json:"transitions,omitempty"`
 	Violations  []string          `json:"violations,omitempty"`
-	Diff        string            `json:"diff,omitempty"`
-	Trace       []json.RawMessage `json:"trace,omitempty"`
+	// Compared names what the run was compared on, by paths in the file.
+	Compared []string          `json:"compared,omitempty"`
+	Diff     string            `json:"diff,omitempty"`
+	Trace    []json.RawMessage `json:"trace,omitempty"`
 }
 
 // runOne runs one scenario and prints its verdict. It returns the exit
@@ -201,6 +205,7 @@ func runOne(ctx context.Context, s *scenarios.Scenario, opt runOptions, w io.Wri
 		}
 		opt.export.add(s.Name, out.Result.Trace)
 		v.Terminal, v.Halted, v.Transitions = out.Result.Terminal, out.Result.Halted, out.Got.Transitions
+		v.Compared = out.Compared()
 		for _, x := range out.Violations {
 			v.Violations = append(v.Violations, x.Error())
 		}
@@ -252,10 +257,13 @@ func writeTextVerdict(w io.Writer, v verdict, out *scenarios.Outcome, verbose bo
 		fmt.Fprintf(&b, "%-5s %-48s %-22s %s\n", strings.ToUpper(v.Verdict), v.Name, end, summarize(v.Transitions))
 	}
 	if v.Verdict == reports.VerdictFail {
-		b.WriteString(indent("diff (-want +got):\n"+v.Diff, "      "))
+		b.WriteString(indent("departed:\n"+indent(v.Diff, "  "), "      "))
 		if len(v.Violations) > 0 {
 			b.WriteString(indent("invariants broken:\n  "+strings.Join(v.Violations, "\n  ")+"\n", "      "))
 		}
+	}
+	if verbose && len(v.Compared) > 0 {
+		b.WriteString(indent("compared: "+strings.Join(v.Compared, ", ")+"\n", "      "))
 	}
 	if verbose && out != nil {
 		var tr strings.Builder

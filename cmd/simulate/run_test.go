@@ -54,12 +54,13 @@ func TestRunVerbosePrintsTheTrace(t *testing.T) {
 	require.Equal(t, exitPass, code, "exit code; output:\n%s", out)
 	require.Contains(t, out, "iteration 1 (turn 1, 1 messages)")
 	require.Contains(t, out, "=> terminal completed")
+	require.Contains(t, out, "      compared: expect.terminal, expect.transitions, expect.counters.turns, expect.counters.requests, expect.counters.tool_results, invariants, the script used up\n")
 }
 
 func TestRunFailingExpectation(t *testing.T) {
 	code, out, _ := runCLI(t, "run", writeScenario(t, "wrong-terminal", wrongTerminal))
 	assert.Equal(t, exitFail, code, "exit code")
-	for _, want := range []string{"FAIL  wrong-terminal", "diff (-want +got)", `"max_turns"`, `"completed"`, "0 passed, 1 failed"} {
+	for _, want := range []string{"FAIL  wrong-terminal", "      departed:\n        expect.terminal: want max_turns, got completed\n", "0 passed, 1 failed"} {
 		assert.Contains(t, out, want, "output")
 	}
 }
