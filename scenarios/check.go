@@ -37,6 +37,35 @@ func check(d *decoder, sc *Scenario) {
 	c.script()
 	c.fakes()
 	c.expect()
+	c.recheck()
+}
+
+// recheck checks a finding's section: a known API, at least one
+// invariant, each once, and answers to play (the schedule). The
+// invariants' and limits' names are wirecheck's, which checks them.
+func (c *checker) recheck() {
+	r := c.sc.Recheck
+	if r == nil {
+		return
+	}
+	names := apiNames()
+	switch {
+	case r.API == "":
+		c.errorf("recheck.api", "missing: the API the finding was served on (%s)", strings.Join(names, ", "))
+	case !slices.Contains(names, r.API):
+		c.errorf("recheck.api", "unknown API %q (known: %s)", r.API, strings.Join(names, ", "))
+	}
+	if len(r.Invariants) == 0 {
+		c.errorf("recheck.invariants", "missing: the wire invariants the agent broke")
+	}
+	for i, name := range r.Invariants {
+		if slices.Contains(r.Invariants[:i], name) {
+			c.errorf(fmt.Sprintf("recheck.invariants[%d]", i), "%q is listed twice", name)
+		}
+	}
+	if c.sc.Answers == nil || len(c.sc.Answers.Main) == 0 {
+		c.errorf("recheck", "a finding's schedule is answers.main: write it")
+	}
 }
 
 var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)

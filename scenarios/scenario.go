@@ -86,6 +86,13 @@ type Scenario struct {
 
 	// Expect is what the run must do. Required.
 	Expect Expect `json:"expect"`
+	// Recheck, in a file `simulate check-agent` wrote for a finding, says
+	// what the agent broke: `simulate agent` plays the schedule (the main
+	// answers) to the agent on the finding's API and re-checks the
+	// finding's wire invariants under its limits, instead of comparing
+	// Expect (what loopsim's own loop does with the schedule, for
+	// `simulate run`, which ignores Recheck). Nil in any other file.
+	Recheck *Recheck `json:"recheck"`
 
 	// File is the file the scenario was read from.
 	File string `json:"-"`
@@ -198,6 +205,24 @@ type Expect struct {
 // LoopOnlyWire is the entry of [Expect.LoopOnly] that keeps expect.wire
 // from a foreign agent's verdict.
 const LoopOnlyWire = "wire"
+
+// Recheck is a check-agent finding in its scenario file: the API it was
+// served on, the wire invariants the agent broke (those of package
+// properties/wirecheck, which checks the names) and the limits it was
+// held to.
+type Recheck struct {
+	// API names the API the finding was served on (messages, chat,
+	// responses, gemini). Required.
+	API string `json:"api"`
+	// Invariants are the wire invariants the agent broke. Required.
+	Invariants []string `json:"invariants"`
+	// Limits are the limits the agent was held to besides the model
+	// (the file's model), by the JSON names of properties/wirecheck's
+	// Limits: max_retries, max_compactions, retry_after_slack_ms,
+	// session_timeout_seconds, ...; one not written takes wirecheck's
+	// default.
+	Limits map[string]float64 `json:"limits"`
+}
 
 // PolicyOverride sets one policy field, by its JSON name, from its text
 // form (see [loop.Policy.With]).

@@ -16,6 +16,7 @@ import (
 	"github.com/loopsim/loopsim/agents"
 	"github.com/loopsim/loopsim/fakemodel/wire"
 	"github.com/loopsim/loopsim/otelexport"
+	"github.com/loopsim/loopsim/properties/wirecheck"
 	"github.com/loopsim/loopsim/reports"
 	"github.com/loopsim/loopsim/scenarios"
 )
@@ -38,8 +39,12 @@ type agentVerdict struct {
 	NotCompared []string `json:"not_compared,omitempty"`
 	// NotApplied names the policy fields that did not reach the agent;
 	// Applied says how the others did.
-	NotApplied []string      `json:"not_applied,omitempty"`
-	Applied    []string      `json:"applied,omitempty"`
+	NotApplied []string `json:"not_applied,omitempty"`
+	Applied    []string `json:"applied,omitempty"`
+	// Broke and Held are a check-agent finding's replay: the violations
+	// of the file's invariants again, and the invariants kept.
+	Broke      []string      `json:"broke,omitempty"`
+	Held       []string      `json:"held,omitempty"`
 	Requests   []string      `json:"requests"`
 	Exit       int           `json:"exit"`
 	Result     string        `json:"result,omitempty"`
@@ -65,6 +70,14 @@ func runAgents(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		status = exitBadInput
+	}
+	for _, s := range list {
+		if s.Recheck != nil {
+			if _, err := wirecheck.RecheckOptions(s); err != nil {
+				fmt.Fprintf(stderr, "agent: %v\n", err)
+				return exitBadInput
+			}
+		}
 	}
 	ctx, stop := interruptContext()
 	defer stop()
@@ -180,11 +193,17 @@ expects only the loop's own state, terminal, transitions, ...); NOT
 APPLIED (a policy field the agent's preset cannot set: the agent ran at
 its own setting, so the scenario does not judge it); ERROR when the
 command timed out (default 5m) or exited without calling the server.
+A file check-agent wrote for a finding (its recheck section) is replayed
+instead: the minimal schedule on the finding's API, killed at its
+session bound (not -timeout), and the invariants that broke re-checked
+under its limits: REPRODUCED (exit status 3) or NOT REPRODUCED.
 -otlp, -otlp-endpoint and -timeline export each run from the server's
 records: a trace (a timeline process) per scenario (docs/otel.md).
 
-Exit status: 0 when every scenario passed, 1 when an expectation failed,
-2 when a file did not load or a run could not be judged.
+Exit status: 0 when no run FAILed (RAN, NOT APPLIED and NOT REPRODUCED
+fail nothing), 1 when one did, 2 when a file did not load or a run could
+not be judged, 3 when a finding's replay REPRODUCED it; the largest
+applies.
 
 `
 
@@ -248,20 +267,19 @@ func (opt *agentOptions) agent() scenarios.Agent {
 	return a
 }
 
-// agentOne runs one scenario and returns its verdict and exit status.
+// agentOne runs one scenario and returns its verdict and exit status; a
+// check-agent finding's file is replayed ([replayOne]).
 func agentOne(ctx context.Context, s *scenarios.Scenario, a scenarios.Agent) (agentVerdict, int) {
+	if s.Recheck != nil {
+		return replayOne(ctx, s, a)
+	}
 	v := agentVerdict{Name: s.Name, File: s.File}
 	out, err := scenarios.RunAgent(ctx, s, a)
 	var ae *scenarios.AgentError
 	if errors.As(err, &ae) && ae.Outcome != nil {
 		out = ae.Outcome
 	}
-	if out != nil {
-		v.Records, v.Requests, v.Exit = out.Records, wire.Labels(out.Records), out.Exit
-		v.Result, v.LastOutput = scenarios.ReportedResult(out.Stdout), out.LastOutput
-		v.ElapsedMS = out.Elapsed.Milliseconds()
-		v.Stderr = lastLines(out.Stderr, 20)
-	}
+	v.collected(out)
 	if err != nil {
 		v.Verdict, v.Error = reports.VerdictError, err.Error()
 		return v, exitBadInput
@@ -276,6 +294,46 @@ func agentOne(ctx context.Context, s *scenarios.Scenario, a scenarios.Agent) (ag
 	return v, exitPass
 }
 
+// collected fills v with what a run collected (nothing when out is nil).
+func (v *agentVerdict) collected(out *scenarios.AgentOutcome) {
+	if out == nil {
+		return
+	}
+	v.Records, v.Requests, v.Exit = out.Records, wire.Labels(out.Records), out.Exit
+	v.Result, v.LastOutput = scenarios.ReportedResult(out.Stdout), out.LastOutput
+	v.ElapsedMS = out.Elapsed.Milliseconds()
+	v.Stderr = lastLines(out.Stderr, 20)
+}
+
+// The marks of a check-agent finding's replay.
+const (
+	verdictReproduced    = "reproduced"     // an invariant of the finding broke again
+	verdictNotReproduced = "not reproduced" // every invariant of the finding held
+)
+
+// replayOne plays a check-agent finding's file (its recheck section) to
+// the agent, as check-agent played the case (its API, its session
+// bound), and re-checks the invariants that broke under the finding's
+// limits: exit status 3 when one breaks again, 0 when they all hold.
+func replayOne(ctx context.Context, s *scenarios.Scenario, a scenarios.Agent) (agentVerdict, int) {
+	v := agentVerdict{Name: s.Name, File: s.File}
+	re, out, err := wirecheck.ReplayFinding(ctx, s, a)
+	v.collected(out)
+	if err != nil {
+		v.Verdict, v.Error = reports.VerdictError, err.Error()
+		return v, exitBadInput
+	}
+	v.Compared = []string{"recheck.invariants (" + strings.Join(s.Recheck.Invariants, ", ") + ") under recheck.limits"}
+	v.NotCompared = []string{"expect (loopsim's own loop on the schedule, for simulate run)"}
+	v.Broke, v.Held = re.Broke, re.Held
+	if re.Reproduced() {
+		v.Verdict = verdictReproduced
+		return v, simExitViolations
+	}
+	v.Verdict = verdictNotReproduced
+	return v, exitPass
+}
+
 // agentMarks are the marks in the order the tally counts them, each with
 // the word the verdict line starts with.
 var agentMarks = []struct{ verdict, word, tally string }{
@@ -283,6 +341,8 @@ var agentMarks = []struct{ verdict, word, tally string }{
 	{string(scenarios.MarkFail), "FAIL", "failed"},
 	{string(scenarios.MarkNothingExpected), "RAN", "ran with nothing expected"},
 	{string(scenarios.MarkNotApplied), "NOT APPLIED", "not applied"},
+	{verdictReproduced, "REPRODUCED", "reproduced"},
+	{verdictNotReproduced, "NOT REPRODUCED", "not reproduced"},
 	{reports.VerdictError, "ERROR", "not judged"},
 }
 
@@ -307,15 +367,16 @@ func markWord(verdict string) string {
 	return strings.ToUpper(verdict)
 }
 
-// agentIndent indents a verdict's detail lines under its name.
-const agentIndent = "            "
+// agentIndent indents a verdict's detail lines under its name, past the
+// longest mark.
+const agentIndent = "               "
 
 func writeAgentVerdict(w io.Writer, v agentVerdict, verbose bool) {
 	word := markWord(v.Verdict)
 	if v.Verdict == reports.VerdictError {
-		fmt.Fprintf(w, "%-11s %-40s %s\n", word, v.Name, v.Error)
+		fmt.Fprintf(w, "%-14s %-40s %s\n", word, v.Name, v.Error)
 	} else {
-		fmt.Fprintf(w, "%-11s %-40s exit %-3d %-24s %s\n", word, v.Name, v.Exit, v.Result, scenarios.Strip(v.Requests))
+		fmt.Fprintf(w, "%-14s %-40s exit %-3d %-24s %s\n", word, v.Name, v.Exit, v.Result, scenarios.Strip(v.Requests))
 	}
 	var detail strings.Builder
 	if len(v.NotApplied) > 0 {
@@ -330,6 +391,12 @@ func writeAgentVerdict(w io.Writer, v agentVerdict, verbose bool) {
 		if verbose && len(v.NotCompared) > 0 {
 			fmt.Fprintf(&detail, "not compared: %s\n", strings.Join(v.NotCompared, "; "))
 		}
+	}
+	if len(v.Broke) > 0 {
+		detail.WriteString("broke again:\n" + indent(strings.Join(v.Broke, "\n"), "  "))
+	}
+	if len(v.Held) > 0 {
+		fmt.Fprintf(&detail, "held: %s\n", strings.Join(v.Held, ", "))
 	}
 	if verbose && len(v.Applied) > 0 {
 		fmt.Fprintf(&detail, "applied: %s\n", strings.Join(v.Applied, "; "))

@@ -59,9 +59,9 @@ func TestAgentCommandPasses(t *testing.T) {
 	bin := testAgent(t)
 	code, out, errOut := runCLI(t, "agent", "--cmd", bin, library+"cc-truncation-recovery.yaml", library+"cc-wire-answers-by-purpose.yaml")
 	assert.Equal(t, exitPass, code, errOut)
-	assert.Contains(t, out, "PASS        cc-truncation-recovery                   exit 0   success                  M:trunc ×2 M:text\n"+
-		"            compared: expect.wire.requests, expect.wire.result, expect.counters.requests, expect.counters.largest_max_tokens\n")
-	assert.Contains(t, out, "PASS        cc-wire-answers-by-purpose")
+	assert.Contains(t, out, "PASS           cc-truncation-recovery                   exit 0   success                  M:trunc ×2 M:text\n"+
+		"               compared: expect.wire.requests, expect.wire.result, expect.counters.requests, expect.counters.largest_max_tokens\n")
+	assert.Contains(t, out, "PASS           cc-wire-answers-by-purpose")
 	assert.Contains(t, out, "2 passed, 0 failed\n")
 }
 
@@ -70,13 +70,13 @@ func TestAgentCommandFailsWithADiff(t *testing.T) {
 	dir := t.TempDir()
 	code, out, _ := runCLI(t, "agent", "--cmd", bin+" -mode unpaired", "-records", dir, library+"cc-max-turns-3.yaml")
 	assert.Equal(t, exitFail, code)
-	assert.Contains(t, out, "FAIL        cc-max-turns-3                           exit 1   error_during_execution   M:tool M:rejected\n"+
-		"            not applied: max_turns (the agent ran at its own setting: the scenario does not judge it)\n"+
-		"            compared: expect.wire.requests, expect.wire.result, expect.counters.requests\n"+
-		"            departed:\n"+
-		"              expect.wire.requests:\n"+
-		"                want M:tool ×3\n"+
-		"                got  M:tool M:rejected\n")
+	assert.Contains(t, out, "FAIL           cc-max-turns-3                           exit 1   error_during_execution   M:tool M:rejected\n"+
+		"               not applied: max_turns (the agent ran at its own setting: the scenario does not judge it)\n"+
+		"               compared: expect.wire.requests, expect.wire.result, expect.counters.requests\n"+
+		"               departed:\n"+
+		"                 expect.wire.requests:\n"+
+		"                   want M:tool ×3\n"+
+		"                   got  M:tool M:rejected\n")
 	assert.Contains(t, out, "`tool_use` ids were found without `tool_result` blocks")
 	f, err := os.Open(filepath.Join(dir, "cc-max-turns-3.jsonl"))
 	require.NoError(t, err)
@@ -101,18 +101,18 @@ expect: {terminal: completed, transitions: [], counters: {requests: 1, turns: 1}
 `), 0o644))
 	code, out, errOut := runCLI(t, "agent", "--cmd", bin, loopOnly, library+"cc-max-turns-3.yaml")
 	assert.Equal(t, exitPass, code, errOut)
-	assert.Contains(t, out, "RAN         loop-only                                exit 0   success                  M:text\n"+
-		"            ran, nothing expected: nothing the scenario expects is on the wire; not compared: "+
+	assert.Contains(t, out, "RAN            loop-only                                exit 0   success                  M:text\n"+
+		"               ran, nothing expected: nothing the scenario expects is on the wire; not compared: "+
 		"expect.terminal, expect.counters.turns (the loop's own: not on the wire); expect.counters.requests (loop_only)\n")
 	// max_turns 3 never reached the test agent, which stops after 50
 	// requests of its own: what the comparison found is shown, not judged
-	assert.Contains(t, out, "NOT APPLIED cc-max-turns-3                           exit 1   error_max_turns          M:tool ×50\n"+
-		"            not applied: max_turns (the agent ran at its own setting: the scenario does not judge it)\n"+
-		"            compared: expect.wire.requests, expect.wire.result, expect.counters.requests\n"+
-		"            departed:\n"+
-		"              expect.wire.requests:\n"+
-		"                want M:tool ×3\n"+
-		"                got  M:tool ×50\n")
+	assert.Contains(t, out, "NOT APPLIED    cc-max-turns-3                           exit 1   error_max_turns          M:tool ×50\n"+
+		"               not applied: max_turns (the agent ran at its own setting: the scenario does not judge it)\n"+
+		"               compared: expect.wire.requests, expect.wire.result, expect.counters.requests\n"+
+		"               departed:\n"+
+		"                 expect.wire.requests:\n"+
+		"                   want M:tool ×3\n"+
+		"                   got  M:tool ×50\n")
 	assert.Contains(t, out, "0 passed, 0 failed, 1 ran with nothing expected, 1 not applied\n")
 }
 
@@ -135,7 +135,7 @@ func TestAgentCommandErrors(t *testing.T) {
 	bin := testAgent(t)
 	code, out, _ := runCLI(t, "agent", "--cmd", bin+" -mode hang", "-timeout", "300ms", library+"cc-truncation-recovery.yaml")
 	assert.Equal(t, exitBadInput, code)
-	assert.Contains(t, out, "ERROR       cc-truncation-recovery")
+	assert.Contains(t, out, "ERROR          cc-truncation-recovery")
 	assert.Contains(t, out, "0 passed, 0 failed, 1 not judged\n")
 	assert.Contains(t, out, "did not finish within 300ms (0 requests)")
 

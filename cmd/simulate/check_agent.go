@@ -201,7 +201,8 @@ func runCheckAgent(args []string, stdout, stderr io.Writer) int {
 		return exitBadInput
 	}
 	for i := range res.Findings {
-		res.Findings[i].Replay = sub.replay(opt, args, filepath.Join(opt.out, res.Findings[i].File), res.Findings[i].Seed)
+		f := &res.Findings[i]
+		f.Replay = sub.replay(opt, args, filepath.Join(opt.out, f.File), f.Seed, res.Against == "")
 	}
 	paths, err := res.Write(opt.out)
 	if err == nil {
@@ -360,8 +361,11 @@ func (opt *checkAgentOptions) searchConfig() wirecheck.SearchConfig {
 }
 
 // replay are the commands that replay a finding: the agent on the
-// minimal schedule, and the search (args) again from the finding's seed.
-func (sub checkSubject) replay(opt *checkAgentOptions, args []string, file string, seed uint64) []string {
+// minimal schedule (file), re-checking the invariants that broke under
+// the same limits (a violation; a differential finding has no
+// invariants to re-check), and the search (args) again from the
+// finding's seed.
+func (sub checkSubject) replay(opt *checkAgentOptions, args []string, file string, seed uint64, violation bool) []string {
 	var agentCmd string
 	if sub.preset != nil {
 		agentCmd = "--preset " + sub.preset.Name
@@ -374,14 +378,21 @@ func (sub checkSubject) replay(opt *checkAgentOptions, args []string, file strin
 	for _, e := range opt.env {
 		agentCmd += " -env " + shellWord(e)
 	}
+	if opt.inherit {
+		agentCmd += " -inherit-env"
+	}
 	check := "simulate check-agent"
 	for _, a := range withoutFlags(args, "seed", "n", "time", "out") {
 		check += " " + shellWord(a)
 	}
 	check += fmt.Sprintf(" -seed %d -n 1", seed)
+	search := check + "   # the search again from the finding's seed: the same case, re-run and shrunk"
+	if !violation {
+		return []string{search}
+	}
 	return []string{
-		fmt.Sprintf("simulate agent %s -timeout %s %s   # the agent on the minimal schedule, against loopsim's own loop", agentCmd, opt.timeout, shellWord(file)),
-		check + "   # the search again from the finding's seed: the same case, re-run and shrunk",
+		fmt.Sprintf("simulate agent %s %s   # the agent on the minimal schedule, re-checking what broke under the same limits: exit 3 when it breaks again, 0 when not", agentCmd, shellWord(file)),
+		search,
 	}
 }
 
@@ -449,8 +460,16 @@ func progressLine(p wirecheck.Progress) string {
 	case wirecheck.PhaseReplay:
 		eta = "replaying the minimal case"
 	}
-	return fmt.Sprintf("check-agent: %s cases, %d violations, %d flaky, %d errors, %s elapsed, %s",
-		done, p.Findings, p.Flaky, p.Errors, p.Elapsed.Round(time.Second), eta)
+	return fmt.Sprintf("check-agent: %s cases, %s, %d flaky, %d errors, %s elapsed, %s",
+		done, plural(p.Findings, "violation"), p.Flaky, p.Errors, p.Elapsed.Round(time.Second), eta)
+}
+
+// plural is n and the noun, with an s when n is not 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // writeCheckSummary prints what the check found and where it wrote it.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -96,6 +97,54 @@ func TestCheckAgentBrokenAgentShrunk(t *testing.T) {
 	page, err := os.ReadFile(filepath.Join(dir, reportHTML))
 	require.NoError(t, err, "the HTML report is written beside check-agent.json")
 	assert.Contains(t, string(page), "Violation: retry-after-honoured")
+	assert.Contains(t, errOut, ", 1 violation, 0 flaky, 0 errors, ", "the progress counts the violation it shrinks")
+	assert.NotContains(t, errOut, "0 violations, 0 flaky, 0 errors, 0s elapsed, shrinking")
+	assert.Equal(t, []string{"retry-after-honoured"}, s.Recheck.Invariants)
+
+	// the printed replay plays the minimal schedule and re-checks what broke
+	args := replayArgs(t, f.Replay[0])
+	require.Equal(t, "agent", args[0], f.Replay[0])
+	code, out, errOut = runCLI(t, args...)
+	assert.Equal(t, simExitViolations, code, "%s\n%s", out, errOut)
+	assert.Contains(t, out, "REPRODUCED     wirecheck-cmd")
+	assert.Contains(t, out, "compared: recheck.invariants (retry-after-honoured) under recheck.limits\n")
+	assert.Contains(t, out, "broke again:\n                 retry-after-honoured: request ")
+	// the same file against the agent without its break: it holds
+	code, out, errOut = runCLI(t, "agent", "--cmd", bin, filepath.Join(dir, f.File))
+	assert.Equal(t, exitPass, code, "%s\n%s", out, errOut)
+	assert.Contains(t, out, "NOT REPRODUCED wirecheck-cmd")
+	assert.Contains(t, out, "held: retry-after-honoured\n")
+	assert.Contains(t, out, "0 passed, 0 failed, 1 not reproduced\n")
+}
+
+// replayArgs are the arguments of a printed replay command after
+// "simulate", its comment dropped and its words unquoted as sh does.
+func replayArgs(t *testing.T, line string) []string {
+	t.Helper()
+	line, _, _ = strings.Cut(line, "   # ")
+	var args []string
+	var word strings.Builder
+	inWord, quoted := false, false
+	for _, r := range line {
+		switch {
+		case r == '\'':
+			quoted, inWord = !quoted, true
+		case r == ' ' && !quoted:
+			if inWord {
+				args = append(args, word.String())
+				word.Reset()
+			}
+			inWord = false
+		default:
+			word.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		args = append(args, word.String())
+	}
+	require.Equal(t, "simulate", args[0], line)
+	return args[1:]
 }
 
 func TestCheckAgentBadInput(t *testing.T) {

@@ -194,9 +194,13 @@ func report(test string, o Options, f *finding) string {
 		b.WriteString("the agent returned: success\n")
 	}
 	name := scenarioName(o.Name, test)
-	desc := fmt.Sprintf("wirecheck found %s breaking %s on this schedule (served on the %s API). The expectation is what loopsim's claude-code loop does with it.",
+	broke := invariantsOf(brokenNames(f.fails))
+	desc := fmt.Sprintf("wirecheck found %s breaking %s on this schedule (served on the %s API). The expectation is what loopsim's claude-code loop does with it (simulate run)",
 		agentName(o.Name, test), strings.Join(brokenNames(f.fails), ", "), r.Case.API)
-	text, err := r.Case.referenceFile(o, name, desc)
+	if len(broke) > 0 {
+		desc += "; simulate agent plays it to the agent and re-checks recheck's invariants under its limits"
+	}
+	text, err := r.Case.referenceFile(o, name, desc+".", broke)
 	if err != nil {
 		fmt.Fprintf(&b, "\n(the scenario file could not be made: %v)\n", err)
 		return b.String()
@@ -214,7 +218,10 @@ func report(test string, o Options, f *finding) string {
 		}
 	}
 	fmt.Fprintf(&b, "\nreplay: go test -run '^%s$' with the -rapid.failfile (or -rapid.seed) rapid names above\n", regexp.QuoteMeta(test))
-	fmt.Fprintf(&b, "        simulate agent --cmd 'YOUR AGENT' %s   (a process agent against the same schedule)\n", file)
+	if len(broke) > 0 {
+		fmt.Fprintf(&b, "        simulate agent --cmd 'YOUR AGENT' %s   (a process agent on the same schedule, re-checking %s: exit 3 when it breaks again)\n",
+			file, strings.Join(broke, ", "))
+	}
 	return b.String()
 }
 

@@ -63,7 +63,7 @@ func Differ(ctx context.Context, a, b Player, o Options, cfg DiffConfig) (*Resul
 			m.Exit, m.Against.Exit, m.FinalEvent, m.Against.FinalEvent, len(m.Requests), len(m.Against.Requests))
 		named := o
 		named.Name = agentName(o.Name, "agent") + "-vs-" + agentName(cfg.Against, "other")
-		f.Scenario, f.File = findingScenario(named, f, desc)
+		f.Scenario, f.File = findingScenario(named, f, desc, nil)
 	})
 	return res, err
 }

@@ -44,27 +44,48 @@ func Process(a scenarios.Agent) Player {
 		if err != nil {
 			return Run{}, err
 		}
-		a := a
-		a.Timeout = o.SessionTimeout
-		a.Env = append(slices.Clone(a.Env), APIVar+"="+c.API)
-		started := time.Now() // the records' times' origin, for the exporters
-		out, err := scenarios.RunAgent(ctx, s, a)
-		var ae *scenarios.AgentError
-		if errors.As(err, &ae) && ae.Outcome != nil && ctx.Err() == nil && ae.Outcome.Elapsed >= a.Timeout {
-			out, err = ae.Outcome, nil // killed at the session bound: a hung session
-		}
-		if err != nil {
-			return Run{}, fmt.Errorf("wirecheck: the agent's process: %w", err)
-		}
-		run := Run{Case: c, Limits: o, Records: out.Records, Exit: out.Exit, Elapsed: out.Elapsed, Started: started,
-			FinalEvent: scenarios.FinalEvent(out.Stdout, out.LastOutput)}
-		switch {
-		case out.Elapsed >= a.Timeout:
-			run.Hung, run.Exit = true, -1
-			run.Err = fmt.Errorf("killed after %s: the session bound", a.Timeout)
-		case out.Exit != 0:
-			run.Failed, run.Err = true, fmt.Errorf("exit %d: %s", out.Exit, out.LastOutput)
-		}
-		return run, nil
+		run, _, err := playProcess(ctx, s, c, a, o)
+		return run, err
 	}
+}
+
+// playProcess runs a's command once against a server playing s (case c
+// as a scenario), killed at o's session bound, and returns the run as
+// the invariants see it and what the agent did. A session killed at the
+// bound is a hung run, not an error.
+func playProcess(ctx context.Context, s *scenarios.Scenario, c Case, a scenarios.Agent, o Options) (Run, *scenarios.AgentOutcome, error) {
+	a.Timeout = o.SessionTimeout
+	a.Env = append(slices.Clone(a.Env), APIVar+"="+c.API)
+	started := time.Now() // the records' times' origin, for the exporters
+	out, err := scenarios.RunAgent(ctx, s, a)
+	var ae *scenarios.AgentError
+	if errors.As(err, &ae) && ae.Outcome != nil && ctx.Err() == nil && ae.Outcome.Elapsed >= a.Timeout {
+		out, err = ae.Outcome, nil // killed at the session bound: a hung session
+	}
+	if err != nil {
+		if ae != nil && ae.Outcome != nil {
+			return Run{}, ae.Outcome, fmt.Errorf("wirecheck: the agent's process: %w", err)
+		}
+		return Run{}, nil, fmt.Errorf("wirecheck: the agent's process: %w", err)
+	}
+	return agentRun(c, o, out, out.Elapsed >= a.Timeout, started), out, nil
+}
+
+// ReplayFinding plays a finding's scenario file (one `simulate
+// check-agent` wrote, with a recheck section) to agent a once, as the
+// search played its case (the finding's API in [APIVar], killed at the
+// file's session bound, a session killed there hung, not unjudged), and
+// re-checks the invariants the file names under its limits. The outcome
+// is what the run collected, also when the error says it could not be
+// judged.
+func ReplayFinding(ctx context.Context, s *scenarios.Scenario, a scenarios.Agent) (Rechecked, *scenarios.AgentOutcome, error) {
+	o, err := RecheckOptions(s)
+	if err != nil {
+		return Rechecked{}, nil, err
+	}
+	run, out, err := playProcess(ctx, s, RecheckCase(s), a, o)
+	if err != nil {
+		return Rechecked{}, out, err
+	}
+	return recheck(s.Recheck.Invariants, run), out, nil
 }

@@ -11,12 +11,17 @@ import (
 	"github.com/loopsim/loopsim/scenarios"
 )
 
-// expectation is a scenario file's expect section.
+// expectation is a scenario file's expect section, and its recheck.
 type expectation struct {
 	terminal    string
 	halted      bool
 	transitions []string
-	requests    string
+	// requests is loopsim's loop's request sequence: the file keeps it
+	// from an agent's verdict (loop_only).
+	requests string
+	// broke, when set, are the invariants a finding broke: the file's
+	// recheck, with the limits of the Options it is written under.
+	broke []string
 }
 
 // placeholder is the expectation a case is served with: the server
@@ -54,6 +59,10 @@ func (c Case) scenarioFile(o Options, name, description string, exp expectation)
 	fmt.Fprintf(&b, "  transitions: %s\n", jsonText(nonNil(exp.transitions)))
 	if exp.requests != "" {
 		fmt.Fprintf(&b, "  wire:\n    requests: %s\n", jsonText(exp.requests))
+		b.WriteString("  loop_only: [wire]\n")
+	}
+	if len(exp.broke) > 0 {
+		fmt.Fprintf(&b, "recheck:\n  api: %s\n  invariants: %s\n  limits: %s\n", c.API, jsonText(exp.broke), jsonText(recheckLimits(o)))
 	}
 	return b.Bytes()
 }
@@ -70,9 +79,11 @@ func (c Case) scenario(o Options, name, description string, exp expectation) (*s
 
 // referenceFile is the case as a scenario file whose expectation is what
 // loopsim's own loop (the claude-code profile) does with the schedule:
-// its terminal, transitions and requests. Replayed against the agent
-// (`simulate agent`), the file shows where the agent departs from it.
-func (c Case) referenceFile(o Options, name, description string) ([]byte, error) {
+// its terminal, transitions and requests (loop_only: an agent is not
+// judged by loopsim's loop), and, for a finding, the invariants it broke
+// (broke) as its recheck: `simulate agent` plays the file to the agent
+// and re-checks them under o's limits.
+func (c Case) referenceFile(o Options, name, description string, broke []string) ([]byte, error) {
 	s, _, err := c.scenario(o, name, description, placeholder)
 	if err != nil {
 		return nil, err
@@ -82,7 +93,7 @@ func (c Case) referenceFile(o Options, name, description string) ([]byte, error)
 		return nil, fmt.Errorf("wirecheck: the reference loop on the case: %w", err)
 	}
 	exp := expectation{terminal: string(out.Got.Terminal), halted: out.Got.Halted,
-		requests: strings.Join(scenarios.TraceRequests(out.Result.Trace), " → ")}
+		requests: strings.Join(scenarios.TraceRequests(out.Result.Trace), " → "), broke: broke}
 	for _, tr := range out.Got.Transitions {
 		exp.transitions = append(exp.transitions, string(tr))
 	}

@@ -42,7 +42,9 @@ type Progress struct {
 	// Phase is the phase of the case just played.
 	Phase string
 	// Findings, Flaky and Errors count the real findings, the flaky ones
-	// and the cases that could not be judged so far.
+	// and the cases that could not be judged so far; the finding being
+	// re-run, shrunk or replayed counts already (a violation until its
+	// re-run breaks another set: flaky).
 	Findings, Flaky, Errors int
 	// Shrinks counts the shrinking's candidates so far, of the finding
 	// being shrunk.
@@ -79,25 +81,41 @@ func Search(ctx context.Context, play Player, o Options, cfg SearchConfig) (*Res
 	}
 	err := hunt(ctx, res, o, cfg, try, func(f *Finding) {
 		f.Scenario, f.File = findingScenario(o, f, fmt.Sprintf("wirecheck found %s breaking %s on this schedule (served on the %s API).",
-			agentName(o.Name, "check-agent"), strings.Join(f.Broken, ", "), f.Minimal.API))
+			agentName(o.Name, "check-agent"), strings.Join(f.Broken, ", "), f.Minimal.API), invariantsOf(f.Broken))
 	})
 	return res, err
 }
 
 // findingScenario is the finding's minimal schedule as a scenario file
-// (its expectation is what loopsim's claude-code loop does with it) and
-// the file's name.
-func findingScenario(o Options, f *Finding, desc string) (string, string) {
+// (its expectation is what loopsim's claude-code loop does with it; broke,
+// the invariants to re-check, none for a differential finding) and the
+// file's name.
+func findingScenario(o Options, f *Finding, desc string, broke []string) (string, string) {
 	name := scenarioName(o.Name, "check-agent")
 	if f.Flaky {
 		name = fmt.Sprintf("%s-flaky-%d", name, f.Seed)
 	}
-	desc += " The expectation is what loopsim's claude-code loop does with it."
-	text, err := f.Minimal.Case().referenceFile(o, name, desc)
+	desc += " The expectation is what loopsim's claude-code loop does with it (simulate run)"
+	if len(broke) > 0 {
+		desc += "; simulate agent plays it to the agent and re-checks recheck's invariants under its limits"
+	}
+	text, err := f.Minimal.Case().referenceFile(o, name, desc+".", broke)
 	if err != nil {
 		return "", ""
 	}
 	return string(text), name + ".yaml"
+}
+
+// invariantsOf are the wire invariants among the names a finding broke
+// (a user's own property is not re-checked from a file).
+func invariantsOf(broken []string) []string {
+	var out []string
+	for _, name := range broken {
+		if slices.Contains(InvariantNames(), name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // hunt is the search loop shared by [Search] and [Differ]: try plays one
@@ -149,6 +167,9 @@ type hunter struct {
 	start time.Time
 	// shrinks counts the current finding's candidates.
 	shrinks int
+	// current is the seed being played, its finding (once its case broke
+	// something) counted in the progress while it is re-run and shrunk.
+	current *seedState
 }
 
 // seedState is what the property has seen of one seed's calls.
@@ -190,6 +211,8 @@ func (st *seedState) phase() string {
 func (h *hunter) seed(seed uint64) (*Finding, error) {
 	st := &seedState{seed: seed, tb: &searchTB{}, tried: map[string]CaseResult{}}
 	st.deadline = h.shrinkDeadline()
+	h.current = st
+	defer func() { h.current = nil }()
 	if err := setRapidFlag("rapid.seed", fmt.Sprint(seed)); err != nil {
 		return nil, err
 	}
@@ -291,6 +314,14 @@ func (h *hunter) progress(phase string) Progress {
 		Elapsed: time.Since(h.start)}
 	for _, f := range h.res.Findings {
 		if f.Flaky {
+			p.Flaky++
+		} else {
+			p.Findings++
+		}
+	}
+	if st := h.current; st != nil && st.found != nil {
+		// the finding under way: flaky once its re-run broke another set
+		if st.recheck != nil && !slices.Equal(st.recheck.Broken, st.found.Broken) {
 			p.Flaky++
 		} else {
 			p.Findings++

@@ -41,6 +41,13 @@ func TestSearchFindsAndShrinks(t *testing.T) {
 	assert.True(t, res.Real())
 	require.NotEmpty(t, progress)
 	assert.Equal(t, len(res.Cases), len(progress), "a progress report a case")
+	for i, p := range progress {
+		want := 0
+		if p.Phase != PhaseSearch || i == res.Searched-1 {
+			want = 1 // the violation found, then re-run, shrunk and replayed
+		}
+		assert.Equal(t, want, p.Findings, "progress %d (%s): the violation under way counts", i, p.Phase)
+	}
 }
 
 // The same seed draws the same schedules.
@@ -71,7 +78,11 @@ func TestSearchTellsFlakyFindings(t *testing.T) {
 			return nil // the first failed session is reported as a success, once
 		}
 		return err
-	}), o, SearchConfig{Seed: 3, Cases: 30})
+	}), o, SearchConfig{Seed: 3, Cases: 30, Progress: func(p Progress) {
+		if p.Phase == PhaseRecheck {
+			assert.Equal(t, [2]int{0, 1}, [2]int{p.Findings, p.Flaky}, "the re-run broke nothing: flaky, not a violation")
+		}
+	}})
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Findings, "a case failed and was reported as a success")
 	f := res.Findings[0]
