@@ -9,6 +9,10 @@ import (
 // SummaryTag is what marks a compaction request (see [PurposeOf]).
 const SummaryTag = "<summary>"
 
+// SnapshotTag is what marks the compression request of Gemini CLI and of
+// Qwen Code, its fork (see [AsksForSnapshot]).
+const SnapshotTag = "<state_snapshot>"
+
 // PurposeOf tells a compaction request from a main one by this rule: a
 // request is a compaction request when its last message is a user
 // message with a text block (or a tool_result's text) that asks for a
@@ -59,4 +63,16 @@ func lastUserBlock(msgs []loop.Message, match func(loop.Block) bool) bool {
 func asksForSummary(text string) bool {
 	t := strings.TrimSpace(text)
 	return strings.Contains(t, SummaryTag) && !strings.HasPrefix(t, SummaryTag) && !strings.HasPrefix(t, "<analysis>")
+}
+
+// AsksForSnapshot is how Gemini CLI and Qwen Code ask for a compaction:
+// they compress the history by asking, in the last user message, for a
+// new or improved <state_snapshot>, and send the snapshot back later as a
+// user message that begins with it. So a text that holds [SnapshotTag]
+// but does not begin with it or with <scratchpad> (after white space)
+// asks for one: the request for a snapshot, and the check of one just
+// made, as opposed to a snapshot.
+func AsksForSnapshot(text string) bool {
+	t := strings.TrimSpace(text)
+	return strings.Contains(t, SnapshotTag) && !strings.HasPrefix(t, SnapshotTag) && !strings.HasPrefix(t, "<scratchpad>")
 }

@@ -77,7 +77,7 @@ func decode(body []byte, models []loop.ModelInfo) (*wire.Decoded, *wire.Rejectio
 		return d, rej
 	}
 	d.Request.Messages = b.msgs
-	d.Request.Purpose = wire.PurposeOf(b.msgs)
+	d.Request.Purpose = PurposeOf(b.msgs)
 	d.Request.Tools = tools
 	d.SystemTokens = b.system + systemTools
 	d.Shapes = make([]string, len(b.msgs))

@@ -25,9 +25,12 @@
 //     neither is set); stream, and stream_options.include_usage, say how
 //     to answer; the tools' names are the request's tools.
 //
-// The purpose rule is [wire.PurposeOf] on the messages so read: a
-// request is a compaction request when its last user message (its last
-// text, or a tool result's) asks for a summary between summary tags.
+// The purpose rule is [PurposeOf] on the messages so read: a request is
+// a compaction request when its last user message (its last text, or a
+// tool result's) asks for a summary between summary tags ([wire.PurposeOf]),
+// or (its text) for a <state_snapshot> as Qwen Code asks, or for a
+// summary of a transcript it holds between <conversation> tags as
+// opencode asks.
 //
 // Before the model sees a request it is checked as the API checks it, and
 // refused with the API's 400 body {"error": {"message", "type":
