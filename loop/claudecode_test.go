@@ -406,7 +406,8 @@ func thrash() []loop.Message {
 
 // guardAlone isolates the thrash guard on a 100,000-token window: every
 // auto-compaction keeps the newest round, the later ones too (claude-code's
-// later ones keep nothing: TestClaudeCodeLaterAutoCompactKeepsNothing).
+// later ones keep nothing when they are rapid refills:
+// TestClaudeCodeLaterAutoCompactKeepsNothing).
 var guardAlone = []string{"context_window", "100000", "later_auto_tail", "exchanges"}
 
 // §3: the thrash guard.
@@ -451,9 +452,11 @@ func TestClaudeCodeRapidRefill(t *testing.T) {
 	})
 }
 
-// An auto-compaction after an earlier one carries the summary and every
-// round and keeps nothing (observed: compact-auto-later); the first keeps
-// the newest round. later_auto_tail exchanges keeps it every time.
+// An auto-compaction after an earlier one that is a rapid refill carries
+// the summary and every round and keeps nothing (observed:
+// compact-auto-later); the first keeps the newest round, and so does a
+// later one three or more replies after the last (compact-auto-later-3-
+// apart). later_auto_tail exchanges keeps it every time, none never.
 func TestClaudeCodeLaterAutoCompactKeepsNothing(t *testing.T) {
 	big := &fakemodel.Tools{Default: fakemodel.Tool{Tokens: 34_000}}
 	tool := fakemodel.Step{ToolUses: []fakemodel.ToolUse{{Name: "Read"}}, OutputTokens: 100}
@@ -475,6 +478,22 @@ func TestClaudeCodeLaterAutoCompactKeepsNothing(t *testing.T) {
 	res, _ = ccRun(t, fixture{initial: thrash(), tools: big, script: script}, guardAlone...)
 	checkSeq(t, res, "C → M:tool → next_turn → C → M:text", loop.Completed)
 	assert.Equal(t, []int{2, 2}, kept(res), "messages kept by each compaction")
+
+	// three replies of 12,000 refill the window after the first
+	// compaction: the second is no rapid refill
+	mid := &fakemodel.Tools{Default: fakemodel.Tool{Tokens: 12_000}}
+	slow := []fakemodel.Step{summary, tool, tool, tool, summary, textStep}
+	res, model = ccRun(t, fixture{initial: thrash(), tools: mid, script: slow}, "context_window", "100000")
+	checkSeq(t, res, "C → M:tool → next_turn → M:tool → next_turn → M:tool → next_turn → C → M:text", loop.Completed)
+	for _, c := range events[loop.Compaction](res.Trace) {
+		assert.Zero(t, c.RapidRefill, "compaction %+v counted as a rapid refill", c)
+	}
+	assert.Equal(t, []int{2, 2}, kept(res), "a later compaction that is no rapid refill keeps the newest round")
+	require.Len(t, model.Requests, 6)
+	assert.Len(t, model.Requests[5].Messages, 3, "the request after it carries the summary and the newest round")
+
+	res, _ = ccRun(t, fixture{initial: thrash(), tools: mid, script: slow}, "context_window", "100000", "later_auto_tail", "none")
+	assert.Equal(t, []int{2, 0}, kept(res), "later_auto_tail none keeps nothing, rapid refill or not")
 }
 
 // §4: max turns; stop-hook blocks count as turns.

@@ -49,6 +49,10 @@ const (
 	TailHalfCapped TailRule = "half_capped"
 	// TailNone keeps nothing: every round is summarised.
 	TailNone TailRule = "none"
+	// TailNoneOnRapidRefill keeps nothing when the compaction is a rapid
+	// refill (the threshold reached again within RapidRefillWindow
+	// replies of the last compaction), else what TailExchanges keeps.
+	TailNoneOnRapidRefill TailRule = "none_on_rapid_refill"
 )
 
 // halfTail is how many of the newest rounds of msgs make up more than half

@@ -234,7 +234,7 @@ func (r *run) autoCompact(ctx context.Context, s *State, mfq []Message, snipFree
 			return nil, false, r.finish(*s, join(mfq, []Message{msg}), RapidRefillBreaker, msg.Text())
 		}
 	}
-	history, removed, kept, err := r.compact(ctx, s, TriggerAuto, TriggerAuto, mfq, count)
+	history, removed, kept, err := r.compact(ctx, s, TriggerAuto, TriggerAuto, mfq, count, rapid > 0)
 	if err != nil {
 		failures := 1
 		if t != nil {
@@ -267,14 +267,16 @@ func (r *run) autoCompact(ctx context.Context, s *State, mfq []Message, snipFree
 }
 
 // compact runs the compactor on mfq and builds the post-compact history:
-// boundary, summary, kept tail. It returns the history, the IDs removed
-// and the number of messages kept.
-func (r *run) compact(ctx context.Context, s *State, trigger, tailAs CompactTrigger, mfq []Message, count int) ([]Message, []string, int, error) {
+// boundary, summary, kept tail. rapid says the compaction is a rapid
+// refill. It returns the history, the IDs removed and the number of
+// messages kept.
+func (r *run) compact(ctx context.Context, s *State, trigger, tailAs CompactTrigger, mfq []Message, count int, rapid bool) ([]Message, []string, int, error) {
 	tail := r.p.PreserveTailExchanges
+	later := len(mfq) > 0 && mfq[0].CompactSummary
 	switch {
 	case tailAs == TriggerReactive && (r.p.ReactiveTail == TailHalf || r.p.ReactiveTail == TailHalfCapped):
 		tail = halfTail(mfq, r.p.ReactiveTail == TailHalfCapped)
-	case tailAs == TriggerAuto && r.p.LaterAutoTail == TailNone && len(mfq) > 0 && mfq[0].CompactSummary:
+	case tailAs == TriggerAuto && later && (r.p.LaterAutoTail == TailNone || r.p.LaterAutoTail == TailNoneOnRapidRefill && rapid):
 		tail = 0 // a later auto-compaction summarises everything
 	}
 	req := CompactRequest{Trigger: trigger, Messages: mfq, Tokens: count, Model: s.ToolUseContext.Model,

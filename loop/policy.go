@@ -120,10 +120,12 @@ type Policy struct {
 	ReactiveTail TailRule `json:"reactive_tail" oneof:"exchanges,half,half_capped"`
 	// LaterAutoTail is what an auto-compaction of a conversation that
 	// begins with an earlier compaction's summary keeps verbatim: exchanges
-	// (the seed: the newest PreserveTailExchanges rounds, as the first) or
-	// none (claude-code, as observed: the summary and every round are
-	// summarised, the newest included).
-	LaterAutoTail TailRule `json:"later_auto_tail" oneof:"exchanges,none"`
+	// (the seed: the newest PreserveTailExchanges rounds, as the first),
+	// none (the summary and every round are summarised, the newest
+	// included) or none_on_rapid_refill (claude-code, as observed: none
+	// when the compaction is a rapid refill, RapidRefillWindow replies or
+	// fewer after the last one, else exchanges).
+	LaterAutoTail TailRule `json:"later_auto_tail" oneof:"exchanges,none,none_on_rapid_refill"`
 	// CompactKeepPromptTokens: a compaction keeps the user's own
 	// messages (text the user wrote, not tool results or the loop's notes)
 	// of the summarised part verbatim, before the summary, the newest

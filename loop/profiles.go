@@ -90,8 +90,11 @@ func ClaudeCode() Policy {
 	// 4, 5, 6, 8, 9, 11 rounds: 1, 2, 3, 3, 4, 5, 5, 6), by size, but no
 	// more than for rounds of equal size (compact-reactive-5-rounds-big-*)
 	p.ReactiveTail = TailHalfCapped
-	// an auto-compaction after an earlier compaction keeps nothing
-	p.LaterAutoTail = TailNone
+	// an auto-compaction after an earlier compaction keeps nothing when
+	// it is a rapid refill (compact-auto-later, -later-one-round), else
+	// the newest round as the first (compact-auto-later-3-apart,
+	// -4-apart, compact-auto-refill-later)
+	p.LaterAutoTail = TailNoneOnRapidRefill
 	p.RapidRefillWindow = 2
 	p.RapidRefillTrip = 3
 	p.CompactMaxCalls = 8

@@ -146,7 +146,7 @@ func (r *run) overflowRule(tooLarge bool) (CompactTrigger, int) {
 // decides what is kept verbatim.
 func (r *run) reactiveCompact(ctx context.Context, s *State, mfq []Message, tailAs CompactTrigger) bool {
 	count := r.count(mfq, 0)
-	history, removed, kept, err := r.compact(ctx, s, TriggerReactive, tailAs, mfq, count)
+	history, removed, kept, err := r.compact(ctx, s, TriggerReactive, tailAs, mfq, count, false)
 	ev := Compaction{Trigger: TriggerReactive, TokensBefore: count, TokensAfter: count}
 	if err != nil {
 		ev.Error = err.Error()

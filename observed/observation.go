@@ -39,7 +39,10 @@ type Case struct {
 	Args []string `json:"args,omitempty"`
 	// Env are further KEY=VALUE environment entries.
 	Env []string `json:"env,omitempty"`
-	// Settings, if set, is Claude Code's settings.json (hooks).
+	// Settings, if set, is Claude Code's settings.json (hooks), or
+	// Codex's hooks.json (written to its CODEX_HOME; the case's args then
+	// give --dangerously-bypass-hook-trust, as hooks are trusted only
+	// after review).
 	Settings json.RawMessage `json:"settings,omitempty"`
 	// Differs, when set, says why the agent's profile in process does
 	// not produce the agent's request sequence for this case (a

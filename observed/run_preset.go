@@ -15,23 +15,34 @@ import (
 	"github.com/loopsim/loopsim/fakemodel/fakeapi"
 )
 
+// hooksFiles are where an agent run through its preset reads hooks from,
+// relative to its home: a case's settings are written there.
+var hooksFiles = map[string]string{Codex: filepath.Join(".codex", "hooks.json")}
+
 // presetRunner runs an agent through its preset: a fresh temporary home
-// with the preset's config files for the server, the preset's arguments
-// with the case's inserted before the prompt (for Codex, -c key=value
-// overrides of its config and -m MODEL), and a clean environment (PATH,
-// the preset's variables, every API's base URL and dummy key) plus the
-// case's entries.
+// with the preset's config files for the server (and the case's settings
+// as the agent's hooks file, hooksFiles), the preset's arguments with the
+// case's inserted before the prompt (for Codex, -c key=value overrides of
+// its config and -m MODEL), and a clean environment (PATH, the preset's
+// variables, every API's base URL and dummy key) plus the case's entries.
 func presetRunner(p agents.Preset) func(context.Context, []string, Case, string, string, func(string)) (runOutput, error) {
 	return func(ctx context.Context, argv []string, c Case, prompt, baseURL string, setTemp func(string)) (runOutput, error) {
-		if len(c.Settings) > 0 {
-			return runOutput{}, fmt.Errorf("observed: case %s: settings are Claude Code's; give %s's config with args", c.Name, p.Name)
+		hooks, ok := hooksFiles[p.Name]
+		if len(c.Settings) > 0 && !ok {
+			return runOutput{}, fmt.Errorf("observed: case %s: %s reads no hooks file; give its config with args", c.Name, p.Name)
 		}
 		ws, err := p.Workspace(baseURL)
 		if err != nil {
 			return runOutput{}, fmt.Errorf("observed: case %s: %w", c.Name, err)
 		}
 		defer ws.Cleanup()
-		setTemp(filepath.Dir(ws.Dir))
+		tmp := filepath.Dir(ws.Dir)
+		setTemp(tmp)
+		if len(c.Settings) > 0 {
+			if err := os.WriteFile(filepath.Join(tmp, "home", hooks), c.Settings, 0o600); err != nil {
+				return runOutput{}, fmt.Errorf("observed: case %s: %w", c.Name, err)
+			}
+		}
 		args := argv[1:len(argv):len(argv)]
 		for _, a := range p.Args {
 			if a == agents.PromptVar {

@@ -1,6 +1,10 @@
 package properties
 
-import "github.com/loopsim/loopsim/loop"
+import (
+	"slices"
+
+	"github.com/loopsim/loopsim/loop"
+)
 
 // Finding is a known way a policy breaks an invariant of docs/spec.md §5 (the
 // harness exists to find such gaps), with the policy option that removes
@@ -28,6 +32,12 @@ const (
 	// FindingEscalationAfterRecovery: every continue clears the
 	// max-output override, so escalation fires again after a recovery.
 	FindingEscalationAfterRecovery = "escalation_after_recovery"
+	// FindingStopHookBlocksBetweenToolTurns: the block cap counts blocks
+	// in a row and a tool turn starts it again, so a hook that keeps
+	// blocking while the model works between its blocks never lets the
+	// loop end; only max_turns bounds it (as in the released agents:
+	// docs/profile-claude-code.md §5.2, docs/profile-codex.md §5).
+	FindingStopHookBlocksBetweenToolTurns = "stop_hook_blocks_between_tool_turns"
 )
 
 // blockRunToHalt is how many stop_hook_blocking transitions near the end
@@ -54,6 +64,27 @@ func heldByStopHook(ts []loop.Transition) bool {
 		}
 	}
 	return blocks >= blockRunToHalt && lastBlock >= len(tail)-blockRunToHalt
+}
+
+// heldAcrossToolTurns reports whether the stop hooks kept a halted run
+// going with the model's tool turns between their blocks: the blocks come
+// on to the end, at least blockRunToHalt/2 of them in each half of the
+// run's last quarter of transitions, and a tool turn among them. A run
+// whose hook stopped blocking
+// long before the halt (the model alone kept it going) is not.
+func heldAcrossToolTurns(ts []loop.Transition) bool {
+	tail := ts[len(ts)-len(ts)/4:]
+	half := len(tail) / 2
+	count := func(xs []loop.Transition) int {
+		n := 0
+		for _, t := range xs {
+			if t == loop.StopHookBlocking {
+				n++
+			}
+		}
+		return n
+	}
+	return slices.Contains(tail, loop.NextTurn) && count(tail[:half]) >= blockRunToHalt/2 && count(tail[half:]) >= blockRunToHalt/2
 }
 
 // KnownFindings lists the known findings in a fixed order.
@@ -94,8 +125,26 @@ func KnownFindings() []Finding {
 			},
 			Fix: func(p loop.Policy) loop.Policy { p.EscalateOncePerStretch = true; return p },
 		},
+		{
+			Name:      FindingStopHookBlocksBetweenToolTurns,
+			Invariant: "termination",
+			Summary:   "a stop hook that keeps blocking, with the model's tool turns between its blocks, keeps the loop going forever when max_turns is 0: the block cap counts blocks in a row, and a tool turn starts it again",
+			Applies:   func(p loop.Policy) bool { return p.MaxTurns == 0 },
+			Explains: func(r Run, v Violation) bool {
+				if v.Invariant != "termination" || r.Policy.MaxTurns != 0 || !r.Result.Halted {
+					return false
+				}
+				return heldAcrossToolTurns(r.Result.Trace.Transitions())
+			},
+			Fix: func(p loop.Policy) loop.Policy { p.MaxTurns = maxTurnsFix; return p },
+		},
 	}
 }
+
+// maxTurnsFix is the turn cap the stop_hook_blocks_between_tool_turns
+// finding's fix sets: the only bound either released agent has on such a
+// run (Claude Code's --max-turns; Codex exec has none).
+const maxTurnsFix = 20
 
 // Unexplained returns the violations of r that no known finding explains.
 func Unexplained(r Run, vs []Violation) []Violation {

@@ -115,7 +115,7 @@ func PolicyGen(base loop.Policy) *rapid.Generator[loop.Policy] {
 		num(&p.MinExchangesToCompact, "min_exchanges_to_compact", 0, 3)
 		num(&p.PreserveTailExchanges, "preserve_tail_exchanges", 0, 3)
 		p.ReactiveTail = rapid.SampledFrom([]loop.TailRule{loop.TailExchanges, loop.TailHalf, loop.TailHalfCapped}).Draw(t, "reactive_tail")
-		p.LaterAutoTail = rapid.SampledFrom([]loop.TailRule{loop.TailExchanges, loop.TailNone}).Draw(t, "later_auto_tail")
+		p.LaterAutoTail = rapid.SampledFrom([]loop.TailRule{loop.TailExchanges, loop.TailNone, loop.TailNoneOnRapidRefill}).Draw(t, "later_auto_tail")
 		num(&p.RapidRefillWindow, "rapid_refill_window", 0, 3)
 		num(&p.RapidRefillTrip, "rapid_refill_trip", 1, 4)
 		num(&p.CompactMaxCalls, "compact_max_calls", 1, 4)

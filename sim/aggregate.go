@@ -1,9 +1,12 @@
 package sim
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/properties"
 )
 
 // maxExamples is how many violating episodes an aggregate keeps.
@@ -31,6 +34,9 @@ type Aggregate struct {
 	Hist [numMetrics]Histogram
 	// Violations counts violations by invariant.
 	Violations map[string]int
+	// Explained counts the violations a known finding explains, by
+	// finding (see [Violation.Finding]).
+	Explained map[string]int
 	// ViolatingEpisodes counts the episodes with at least one violation.
 	ViolatingEpisodes int
 	// Examples are the violating episodes of lowest index, at most ten.
@@ -103,7 +109,7 @@ func (f Feature) score(ep *Episode) (int64, bool) {
 
 // NewAggregate returns an empty aggregate.
 func NewAggregate() *Aggregate {
-	return &Aggregate{Terminals: map[loop.Terminal]int{}, Violations: map[string]int{}}
+	return &Aggregate{Terminals: map[loop.Terminal]int{}, Violations: map[string]int{}, Explained: map[string]int{}}
 }
 
 // Add counts one episode.
@@ -127,6 +133,9 @@ func (a *Aggregate) Add(ep *Episode) {
 		a.ViolatingEpisodes++
 		for _, v := range ep.Violations {
 			a.Violations[v.Invariant]++
+			if v.Finding != "" {
+				a.Explained[v.Finding]++
+			}
 		}
 		a.addExample(*ep)
 	}
@@ -137,6 +146,33 @@ func (a *Aggregate) Add(ep *Episode) {
 			}
 		}
 	}
+}
+
+// ExplainedOf counts the violations of invariant inv that a known finding
+// explains.
+func (a *Aggregate) ExplainedOf(inv string) int {
+	n := 0
+	for _, f := range properties.KnownFindings() {
+		if f.Invariant == inv {
+			n += a.Explained[f.Name]
+		}
+	}
+	return n
+}
+
+// explainedNote says how many of the violations of inv known findings
+// explain, and which, or nothing when none does.
+func explainedNote(a *Aggregate, inv string) string {
+	var parts []string
+	for _, f := range properties.KnownFindings() {
+		if n := a.Explained[f.Name]; f.Invariant == inv && n > 0 {
+			parts = append(parts, fmt.Sprintf("%s the known finding `%s`", thousands(int64(n)), f.Name))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 func (a *Aggregate) addExample(ep Episode) {
@@ -163,6 +199,9 @@ func (a *Aggregate) Merge(o *Aggregate) {
 	}
 	for inv, n := range o.Violations {
 		a.Violations[inv] += n
+	}
+	for f, n := range o.Explained {
+		a.Explained[f] += n
 	}
 	a.ViolatingEpisodes += o.ViolatingEpisodes
 	for _, ep := range o.Examples {

@@ -14,6 +14,9 @@ type Violation struct {
 	Event int `json:"event"`
 	// Detail says how.
 	Detail string `json:"detail"`
+	// Finding names the known finding that explains the violation
+	// (properties.KnownFindings), empty when none does.
+	Finding string `json:"finding,omitempty"`
 }
 
 // Liveness reports whether the violation is of termination (liveness)
@@ -30,19 +33,28 @@ const LivenessInvariant = "termination"
 type Checker func(s *Setting, initial []loop.Message, res *loop.Result) []Violation
 
 // CheckProperties is the [Checker] of package properties: every
-// invariant of docs/spec.md §5.
+// invariant of docs/spec.md §5, each violation named by the known finding
+// that explains it, if one does.
 func CheckProperties(s *Setting, initial []loop.Message, res *loop.Result) []Violation {
 	models := []loop.ModelInfo{s.Model}
 	if s.FallbackModel.Name != "" {
 		models = append(models, s.FallbackModel)
 	}
-	vs := properties.Check(properties.Run{Policy: s.Policy, Initial: initial, Result: res, Models: models})
+	run := properties.Run{Policy: s.Policy, Initial: initial, Result: res, Models: models}
+	vs := properties.Check(run)
 	if len(vs) == 0 {
 		return nil
 	}
+	findings := properties.KnownFindings()
 	out := make([]Violation, len(vs))
 	for i, v := range vs {
 		out[i] = Violation{Invariant: v.Invariant, Event: v.Event, Detail: v.Detail}
+		for _, f := range findings {
+			if f.Explains(run, v) {
+				out[i].Finding = f.Name
+				break
+			}
+		}
 	}
 	return out
 }

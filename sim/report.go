@@ -241,7 +241,7 @@ func (rep *Report) writeChecks(md *markdown, labels []string) {
 					continue
 				}
 				any = true
-				md.linef("- %s: **%s** broken %s times", labels[i], inv, thousands(int64(a.Violations[inv])))
+				md.linef("- %s: **%s** broken %s times%s", labels[i], inv, thousands(int64(a.Violations[inv])), explainedNote(a, inv))
 			}
 		}
 		if !any {
@@ -253,14 +253,19 @@ func (rep *Report) writeChecks(md *markdown, labels []string) {
 
 	md.line("## Liveness: termination")
 	md.line("")
-	md.table([]string{"setting", "halted (iteration limit)", "termination violations", "most iterations"}, len(r.Settings), func(i int) []string {
+	md.table([]string{"setting", "halted (iteration limit)", "termination violations", "of them known findings", "most iterations"}, len(r.Settings), func(i int) []string {
 		a := r.Settings[i].Aggregate
-		v := "not checked"
+		v, known := "not checked", "not checked"
 		if r.Checked {
 			v = thousands(int64(a.Violations[LivenessInvariant]))
+			known = thousands(int64(a.ExplainedOf(LivenessInvariant)))
 		}
-		return []string{labels[i], thousands(int64(a.Halted)), v, thousands(a.Max[Iterations])}
+		return []string{labels[i], thousands(int64(a.Halted)), v, known, thousands(a.Max[Iterations])}
 	})
+	if r.Checked {
+		md.line("A known finding is a way a policy breaks an invariant on purpose, named with the option that removes it (docs/spec.md §5, `properties.KnownFindings`).")
+		md.line("")
+	}
 	if r.Checked {
 		rep.writeExamples(md, labels, true)
 	}
@@ -281,7 +286,11 @@ func (rep *Report) writeExamples(md *markdown, labels []string, liveness bool) {
 					md.line("")
 				}
 				shown++
-				md.linef("- episode %d (%s): %s: %s", ep.Index, terminalOf(&ep), v.Invariant, v.Detail)
+				known := ""
+				if v.Finding != "" {
+					known = fmt.Sprintf(" (known finding `%s`)", v.Finding)
+				}
+				md.linef("- episode %d (%s): %s%s: %s", ep.Index, terminalOf(&ep), v.Invariant, known, v.Detail)
 				md.linef("  replay: `go run ./cmd/simulate %s -replay %#x`", s.Setting.ReplayFlags(), ep.Seed)
 			}
 		}

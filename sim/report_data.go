@@ -43,7 +43,10 @@ type SettingSummary struct {
 	Terminals       map[string]int           `json:"terminals"`
 	Metrics         map[string]MetricSummary `json:"metrics"`
 	Violations      map[string]int           `json:"violations,omitempty"`
-	Examples        []Episode                `json:"violating_episodes,omitempty"`
+	// Explained counts the violations a known finding explains, by
+	// finding.
+	Explained map[string]int `json:"explained_by_findings,omitempty"`
+	Examples  []Episode      `json:"violating_episodes,omitempty"`
 }
 
 // Summaries are the result's settings in plain data.
@@ -65,6 +68,9 @@ func (r *Result) Summaries() []SettingSummary {
 		}
 		if len(a.Violations) > 0 {
 			ss.Violations = a.Violations
+		}
+		if len(a.Explained) > 0 {
+			ss.Explained = a.Explained
 		}
 		out[i] = ss
 	}

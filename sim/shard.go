@@ -141,6 +141,7 @@ type shardAggregate struct {
 	Episodes, Halted, CompletedAfterAPIError, ViolatingEpisodes int
 	Terminals                                                   map[loop.Terminal]int
 	Violations                                                  map[string]int
+	Explained                                                   map[string]int
 	Sum, Max                                                    [numMetrics]int64
 	SumSq                                                       [numMetrics]Uint128
 	Hist                                                        [numMetrics][]uint64
@@ -156,7 +157,7 @@ func NewShardFile(r *Result, run map[string]string, seconds float64) *ShardFile 
 	for _, s := range r.Settings {
 		a := s.Aggregate
 		sa := shardAggregate{Episodes: a.Episodes, Halted: a.Halted, CompletedAfterAPIError: a.CompletedAfterAPIError,
-			ViolatingEpisodes: a.ViolatingEpisodes, Terminals: a.Terminals, Violations: a.Violations, Sum: a.Sum, Max: a.Max,
+			ViolatingEpisodes: a.ViolatingEpisodes, Terminals: a.Terminals, Violations: a.Violations, Explained: a.Explained, Sum: a.Sum, Max: a.Max,
 			SumSq: a.SumSq, Examples: a.Examples, Picks: a.Picks}
 		for m := range numMetrics {
 			sa.Hist[m] = a.Hist[m].counts
@@ -216,13 +217,16 @@ func ReadShardFile(r io.Reader) (*ShardFile, error) {
 func (f *ShardFile) aggregate(i int) *Aggregate {
 	sa := f.Aggregates[i]
 	a := Aggregate{Episodes: sa.Episodes, Halted: sa.Halted, CompletedAfterAPIError: sa.CompletedAfterAPIError,
-		ViolatingEpisodes: sa.ViolatingEpisodes, Terminals: sa.Terminals, Violations: sa.Violations, Sum: sa.Sum, Max: sa.Max,
+		ViolatingEpisodes: sa.ViolatingEpisodes, Terminals: sa.Terminals, Violations: sa.Violations, Explained: sa.Explained, Sum: sa.Sum, Max: sa.Max,
 		SumSq: sa.SumSq, Examples: sa.Examples, Picks: sa.Picks}
 	if a.Terminals == nil {
 		a.Terminals = map[loop.Terminal]int{}
 	}
 	if a.Violations == nil {
 		a.Violations = map[string]int{}
+	}
+	if a.Explained == nil {
+		a.Explained = map[string]int{}
 	}
 	for m := range numMetrics {
 		a.Hist[m] = Histogram{counts: sa.Hist[m]}

@@ -49,7 +49,7 @@ var fieldDocs = map[string]string{
 	"policy.fallback_on_500":                     "FallbackOn500: a single 500 triggers the fallback model.",
 	"policy.honor_retry_after":                   "HonorRetryAfter uses the server's retry-after (times the jitter factor) instead of the exponential delay.",
 	"policy.invalid_request_resends":             "InvalidRequestResends: other 400s are re-sent at once this many times.",
-	"policy.later_auto_tail":                     "LaterAutoTail is what an auto-compaction of a conversation that begins with an earlier compaction's summary keeps verbatim: exchanges (the seed: the newest PreserveTailExchanges rounds, as the first) or none (claude-code, as observed: the summary and every round are summarised, the newest included).",
+	"policy.later_auto_tail":                     "LaterAutoTail is what an auto-compaction of a conversation that begins with an earlier compaction's summary keeps verbatim: exchanges (the seed: the newest PreserveTailExchanges rounds, as the first), none (the summary and every round are summarised, the newest included) or none_on_rapid_refill (claude-code, as observed: none when the compaction is a rapid refill, RapidRefillWindow replies or fewer after the last one, else exchanges).",
 	"policy.malformed_tool_use_retries":          "MalformedToolUseRetries: a reply with stop_reason tool_use but no tool_use block is dropped and re-sent this many times; zero treats it as a reply without tools.",
 	"policy.max_auto_compact_failures":           "MaxAutoCompactFailures is the circuit breaker: after this many consecutive failures auto-compact stops trying.",
 	"policy.max_output_recoveries":               "MaxOutputRecoveries is how many recovery nudges may be sent in a row.",

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -409,7 +410,7 @@ func writeViolations(w io.Writer, r *sim.Result) int {
 			continue
 		}
 		total += a.ViolatingEpisodes
-		fmt.Fprintf(w, "\n%s: %d episodes broke invariants; the first:\n", labels[i], a.ViolatingEpisodes)
+		fmt.Fprintf(w, "\n%s: %d episodes broke invariants%s; the first:\n", labels[i], a.ViolatingEpisodes, explainedBrief(a))
 		shown := 0
 		for _, ep := range a.Examples {
 			if shown == maxViolationsShown {
@@ -420,10 +421,42 @@ func writeViolations(w io.Writer, r *sim.Result) int {
 			}
 			shown++
 			v := ep.Violations[0]
-			fmt.Fprintf(w, "  episode %d: %s: %s\n    replay: go run ./cmd/simulate %s -replay %#x\n", ep.Index, v.Invariant, v.Detail, s.Setting.ReplayFlags(), ep.Seed)
+			fmt.Fprintf(w, "  episode %d: %s%s: %s\n    replay: go run ./cmd/simulate %s -replay %#x\n", ep.Index, v.Invariant, knownFinding(v), v.Detail, s.Setting.ReplayFlags(), ep.Seed)
 		}
 	}
 	return total
+}
+
+// knownFinding names the known finding that explains v, " (known finding
+// NAME)", or is empty.
+func knownFinding(v sim.Violation) string {
+	if v.Finding == "" {
+		return ""
+	}
+	return " (known finding " + v.Finding + ")"
+}
+
+// explainedBrief says how many of a's violations known findings explain:
+// " (all N violations known findings: NAME)", " (N of M violations ...)",
+// or nothing when none does.
+func explainedBrief(a *sim.Aggregate) string {
+	total, known := 0, 0
+	for _, n := range a.Violations {
+		total += n
+	}
+	var names []string
+	for name, n := range a.Explained {
+		known += n
+		names = append(names, name)
+	}
+	if known == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	if known == total {
+		return fmt.Sprintf(" (every violation a known finding: %s)", strings.Join(names, ", "))
+	}
+	return fmt.Sprintf(" (%d of %d violations known findings: %s)", known, total, strings.Join(names, ", "))
 }
 
 // writeOutputs writes the plots, the summary (Markdown and HTML) and the
@@ -624,7 +657,7 @@ func replayEpisode(p *simPlan, o *simOptions, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\n%s, episode seed %#x: %s after %d iterations, %d requests\n", s.Name, seed, end, res.Stats.Iterations, res.Stats.Requests)
 	}
 	for _, v := range violations {
-		fmt.Fprintf(out, "violation: %s at event %d: %s\n", v.Invariant, v.Event, v.Detail)
+		fmt.Fprintf(out, "violation: %s at event %d%s: %s\n", v.Invariant, v.Event, knownFinding(v), v.Detail)
 	}
 	if len(violations) > 0 {
 		return simExitViolations
