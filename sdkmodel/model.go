@@ -2,7 +2,6 @@ package sdkmodel
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/sdkmodel/internal/adapter"
 )
 
 // DefaultBaseURL is the real API's address, used when [Config.BaseURL] is
@@ -79,38 +79,28 @@ type Model struct {
 
 var _ loop.Model = (*Model)(nil)
 
+// wire is how this package's errors read.
+var wire = adapter.Wire{Pkg: "sdkmodel", Unit: "event", Unfinished: "the stream ended after %d events without message_stop"}
+
 // New returns a Model that calls the API as cfg says.
 func New(cfg Config) (*Model, error) {
-	if cfg.APIKey == "" {
-		return nil, errors.New("sdkmodel: Config.APIKey is empty (the Model reads no environment; pass the key)")
-	}
 	if cfg.ThinkingBudget < 0 {
 		return nil, fmt.Errorf("sdkmodel: Config.ThinkingBudget %d is negative", cfg.ThinkingBudget)
 	}
-	if cfg.NonStreamingTimeout < 0 {
-		return nil, fmt.Errorf("sdkmodel: Config.NonStreamingTimeout %s is negative", cfg.NonStreamingTimeout)
-	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	httpClient := cfg.HTTPClient
-	if httpClient == nil {
-		httpClient = &http.Client{}
-	}
-	timeout := cfg.NonStreamingTimeout
-	if timeout == 0 {
-		timeout = DefaultNonStreamingTimeout
+	set, err := adapter.Setup{Pkg: wire.Pkg, APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, DefaultBaseURL: DefaultBaseURL,
+		HTTPClient: cfg.HTTPClient, Timeout: cfg.NonStreamingTimeout, DefaultTimeout: DefaultNonStreamingTimeout}.Resolve()
+	if err != nil {
+		return nil, err
 	}
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
-		option.WithBaseURL(base),
+		option.WithBaseURL(set.BaseURL),
 		option.WithAPIKey(cfg.APIKey),
-		option.WithHTTPClient(httpClient),
+		option.WithHTTPClient(set.HTTPClient),
 	}
 	opts = append(opts, cfg.Options...)
 	opts = append(opts, option.WithMaxRetries(0))
-	return &Model{client: anthropic.NewClient(opts...), cfg: cfg, timeout: timeout, signatures: map[string]string{}}, nil
+	return &Model{client: anthropic.NewClient(opts...), cfg: cfg, timeout: set.Timeout, signatures: map[string]string{}}, nil
 }
 
 // Stream implements [loop.Model]: one HTTP request, streaming unless req
@@ -127,63 +117,29 @@ func (m *Model) Stream(ctx context.Context, req loop.Request, yield func(loop.Bl
 	if req.NonStreaming {
 		return m.single(ctx, params, yield, opts)
 	}
-	return m.stream(ctx, params, yield, opts)
-}
-
-// stream sends params as a streaming request, handing each finished block
-// to yield.
-func (m *Model) stream(ctx context.Context, params anthropic.MessageNewParams, yield func(loop.Block), opts []option.RequestOption) (loop.Response, error) {
 	s := m.client.Messages.NewStreaming(ctx, params, opts...)
-	defer s.Close()
-	var acc accumulator
-	for s.Next() {
-		blocks, err := acc.add(s.Current())
-		if err != nil {
-			return loop.Response{}, fmt.Errorf("sdkmodel: stream event %d: %w", acc.events, err)
-		}
-		for _, b := range blocks {
-			if err := ctx.Err(); err != nil {
-				return loop.Response{}, err
-			}
-			m.remember(b)
-			yield(b.block)
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return loop.Response{}, err
-	}
-	if err := s.Err(); err != nil {
-		return loop.Response{}, failure(err, acc.events)
-	}
-	if !acc.stopped {
-		return loop.Response{}, &loop.RequestError{Kind: loop.KindConnection,
-			Message: fmt.Sprintf("the stream ended after %d events without message_stop", acc.events)}
-	}
-	return acc.response(), nil
+	return adapter.Read(ctx, wire, s, &accumulator{m: m}, Classify, yield)
 }
 
 // single sends params as one non-streaming request.
 func (m *Model) single(ctx context.Context, params anthropic.MessageNewParams, yield func(loop.Block), opts []option.RequestOption) (loop.Response, error) {
 	msg, err := m.client.Messages.New(ctx, params, append(opts, option.WithRequestTimeout(m.timeout))...)
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return loop.Response{}, ctxErr
+	if err := wire.Answered(ctx, err, Classify); err != nil {
+		return loop.Response{}, err
 	}
-	if err != nil {
-		return loop.Response{}, failure(err, -1)
-	}
+	blocks := make([]loop.Block, 0, len(msg.Content))
 	for i, c := range msg.Content {
 		b, ok, err := fromContent(c)
 		if err != nil {
 			return loop.Response{}, fmt.Errorf("sdkmodel: content block %d: %w", i, err)
 		}
-		if !ok {
-			continue
+		if ok {
+			m.remember(b)
+			blocks = append(blocks, b.block)
 		}
-		if err := ctx.Err(); err != nil {
-			return loop.Response{}, err
-		}
-		m.remember(b)
-		yield(b.block)
+	}
+	if err := adapter.Hand(ctx, blocks, yield); err != nil {
+		return loop.Response{}, err
 	}
 	return loop.Response{StopReason: loop.StopReason(msg.StopReason), Usage: usageOf(msg.Usage)}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/sdkmodel/internal/adapter"
 )
 
 // received is a finished content block and, for a thinking block, the
@@ -28,11 +29,12 @@ type open struct {
 	done      bool
 }
 
-// accumulator builds a response from stream events. It hands blocks out in
-// index order, each once its content_block_stop has arrived and every
-// block before it has been handed out.
+// accumulator builds a response from stream events (an
+// [adapter.Reader]). It hands blocks out in index order, each once its
+// content_block_stop has arrived and every block before it has been
+// handed out.
 type accumulator struct {
-	events  int
+	m       *Model // keeps the thinking blocks' signatures
 	blocks  []open
 	next    int // index of the next block to hand out
 	usage   loop.Usage
@@ -40,9 +42,26 @@ type accumulator struct {
 	stopped bool // message_stop arrived
 }
 
+// Read implements [adapter.Reader]: one event, the blocks it finished
+// handed to yield in order.
+func (a *accumulator) Read(ev anthropic.MessageStreamEventUnion, yield func(loop.Block)) (bool, error) {
+	blocks, err := a.add(ev)
+	for _, b := range blocks {
+		a.m.remember(b)
+		yield(b.block)
+	}
+	return false, err
+}
+
+// Ended implements [adapter.Reader]: message_stop arrived.
+func (a *accumulator) Ended() bool { return a.stopped }
+
+// Stop implements [adapter.Reader]: a block cut before its
+// content_block_stop never reaches the loop.
+func (a *accumulator) Stop(adapter.Stop, func(loop.Block)) {}
+
 // add takes one event and returns the blocks it finished, in order.
 func (a *accumulator) add(ev anthropic.MessageStreamEventUnion) ([]received, error) {
-	a.events++
 	switch ev.Type {
 	case "message_start":
 		a.usage = usageOf(ev.Message.Usage)
@@ -127,8 +146,8 @@ func (a *accumulator) finished() []received {
 	return out
 }
 
-// response is how the stream ended.
-func (a *accumulator) response() loop.Response {
+// Response implements [adapter.Reader]: how the stream ended.
+func (a *accumulator) Response() loop.Response {
 	return loop.Response{StopReason: loop.StopReason(a.stop), Usage: a.usage}
 }
 

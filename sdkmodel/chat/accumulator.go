@@ -8,6 +8,7 @@ import (
 	"github.com/openai/openai-go/v3"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/sdkmodel/internal/adapter"
 )
 
 // accumulator builds a response from the chunks of one stream. A chunk
@@ -16,9 +17,8 @@ import (
 // kind begins or the answer ends; a tool call is one block, handed out
 // as soon as its arguments are a whole JSON object (nothing can follow
 // one), else when the next tool call or other content begins, or the
-// answer ends. Make one with newAccumulator.
+// answer ends. It is an [adapter.Reader]; make one with newAccumulator.
 type accumulator struct {
-	chunks  int
 	pending *loop.Block
 	call    int // the pending tool call's index, when pending is one
 	done    int // the index of the last tool call handed out whole, -1 before
@@ -29,9 +29,30 @@ type accumulator struct {
 
 func newAccumulator() *accumulator { return &accumulator{done: -1} }
 
+// Read implements [adapter.Reader]: one chunk, the blocks it completed
+// handed out.
+func (a *accumulator) Read(c openai.ChatCompletionChunk, yield func(loop.Block)) (bool, error) {
+	return false, a.add(c, yield)
+}
+
+// Ended implements [adapter.Reader]: a finish_reason arrived.
+func (a *accumulator) Ended() bool { return a.finish != "" }
+
+// Stop implements [adapter.Reader]. At the user's abort, or at the
+// answer's end, what arrived is received, a tool call in progress too
+// (at an abort the loop answers it as one the abort cut); at a failure,
+// or a stream that ends without a finish_reason, all but a tool call
+// cut inside its arguments.
+func (a *accumulator) Stop(why adapter.Stop, yield func(loop.Block)) {
+	if why == adapter.Finished || why == adapter.Aborted {
+		a.flush(yield)
+		return
+	}
+	a.flushWhole(yield)
+}
+
 // add takes one chunk and hands out the blocks it completed.
 func (a *accumulator) add(c openai.ChatCompletionChunk, yield func(loop.Block)) error {
-	a.chunks++
 	if c.JSON.Usage.Valid() && c.Usage.JSON.PromptTokens.Valid() {
 		a.usage = c.Usage
 	}
@@ -116,8 +137,8 @@ func (a *accumulator) flushWhole(yield func(loop.Block)) {
 	a.flush(yield)
 }
 
-// response is how the answer ended.
-func (a *accumulator) response() loop.Response {
+// Response implements [adapter.Reader]: how the answer ended.
+func (a *accumulator) Response() loop.Response {
 	return loop.Response{StopReason: stopReason(a.finish), Usage: usageOf(a.usage)}
 }
 

@@ -11,28 +11,18 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/loopsim/loopsim/loop"
-	"github.com/loopsim/loopsim/sdkmodel/internal/transport"
+	"github.com/loopsim/loopsim/sdkmodel/internal/adapter"
 )
 
-// failure turns an error of a call into what the loop's seam returns: a
-// [*loop.RequestError] when [Classify] knows it, or when the answer's
-// status says what it is though its body is not the API's error object
-// (a proxy's HTML 502), else the error wrapped. chunks is how many
-// stream chunks arrived before it (-1: not a stream); resp is the HTTP
-// answer, nil when none arrived.
-func failure(err error, chunks int, resp *http.Response) error {
-	re := Classify(err)
-	if re == nil && resp != nil && resp.StatusCode >= 400 {
-		re = classifyStatus(resp.StatusCode, "", fmt.Sprintf("%s (%v)", http.StatusText(resp.StatusCode), err), resp.Header)
-	}
-	if re != nil {
-		if re.Kind == loop.KindConnection && chunks > 0 {
-			re.Message = fmt.Sprintf("the connection dropped after %d stream chunks: %s", chunks, re.Message)
-			re.Status = loop.StatusStreamBegun
-		}
+// classifyAnswer is [Classify], or, when the answer's status says what
+// it is though its body is not the API's error object (a proxy's HTML
+// 502), the status's kind; resp is the HTTP answer, nil when none
+// arrived.
+func classifyAnswer(err error, resp *http.Response) *loop.RequestError {
+	if re := Classify(err); re != nil || resp == nil || resp.StatusCode < 400 {
 		return re
 	}
-	return fmt.Errorf("sdkmodel/chat: %w", err)
+	return classifyStatus(resp.StatusCode, "", fmt.Sprintf("%s (%v)", http.StatusText(resp.StatusCode), err), resp.Header)
 }
 
 // Classify says which [loop.ErrorKind] an error of an SDK call is; nil
@@ -67,55 +57,31 @@ func Classify(err error) *loop.RequestError {
 		if msg == "" {
 			msg = se.Message
 		}
-		return &loop.RequestError{Kind: loop.KindStream, Message: msg}
+		return adapter.Classify(adapter.Answer{Status: http.StatusOK, Message: msg})
 	case errors.As(err, &aerr):
-		return classifyAPI(aerr)
-	case transport.ConnectionFailed(err):
-		return &loop.RequestError{Kind: loop.KindConnection, Message: err.Error()}
+		var h http.Header
+		if aerr.Response != nil {
+			h = aerr.Response.Header
+		}
+		return classifyStatus(aerr.StatusCode, aerr.Code, adapter.Message(aerr.StatusCode, aerr.Message, aerr.RawJSON()), h)
 	}
-	return nil
-}
-
-// classifyAPI classifies an error the API answered with.
-func classifyAPI(aerr *openai.Error) *loop.RequestError {
-	msg := aerr.Message
-	if msg == "" {
-		msg = strings.TrimSpace(aerr.RawJSON())
-	}
-	if msg == "" {
-		msg = http.StatusText(aerr.StatusCode)
-	}
-	var h http.Header
-	if aerr.Response != nil {
-		h = aerr.Response.Header
-	}
-	return classifyStatus(aerr.StatusCode, aerr.Code, msg, h)
+	return adapter.Connection(err)
 }
 
 // classifyStatus classifies an answer by its status, the API's error
 // code and message, and its headers (nil when there are none).
 func classifyStatus(status int, code, msg string, h http.Header) *loop.RequestError {
-	var n, m int
-	switch {
-	case status == http.StatusBadRequest && (code == "context_length_exceeded" || strings.Contains(msg, "maximum context length")):
-		if contextLength(msg, &n, &m) {
-			return loop.PromptTooLongError(n, m)
-		}
-		return &loop.RequestError{Kind: loop.KindPromptTooLong, Status: loop.KindPromptTooLong.Status(), Message: msg}
-	case status == http.StatusBadRequest && mediaTooLarge(msg):
-		return &loop.RequestError{Kind: loop.KindMediaTooLarge, Status: loop.KindMediaTooLarge.Status(), Message: msg}
-	case status == http.StatusBadRequest:
-		return &loop.RequestError{Kind: loop.KindInvalidRequest, Status: loop.KindInvalidRequest.Status(), Message: msg}
-	case status == http.StatusRequestEntityTooLarge:
-		return &loop.RequestError{Kind: loop.KindRequestTooLarge, Status: loop.KindRequestTooLarge.Status(), Message: msg}
-	case status == http.StatusTooManyRequests:
-		return &loop.RequestError{Kind: loop.KindRateLimited, Status: loop.KindRateLimited.Status(), Message: msg, RetryAfterMS: transport.RetryAfterMS(h)}
-	case status == http.StatusServiceUnavailable && (code == "server_overloaded" || strings.Contains(strings.ToLower(msg), "overloaded")):
-		return &loop.RequestError{Kind: loop.KindOverloaded, Status: loop.KindOverloaded.Status(), Message: msg}
-	case status >= 500 && status <= 599:
-		return &loop.RequestError{Kind: loop.KindServer, Status: status, Message: msg}
+	a := adapter.Answer{Status: status, Message: msg,
+		PromptTooLong: code == "context_length_exceeded" || strings.Contains(msg, "maximum context length"),
+		MediaTooLarge: mediaTooLarge(msg),
+		Overloaded:    status == http.StatusServiceUnavailable && (code == "server_overloaded" || strings.Contains(strings.ToLower(msg), "overloaded"))}
+	if a.PromptTooLong {
+		contextLength(msg, &a.Tokens, &a.Maximum)
 	}
-	return &loop.RequestError{Kind: loop.KindOther, Status: status, Message: msg}
+	if status == http.StatusTooManyRequests {
+		a.RetryAfterMS = adapter.RetryAfterMS(h)
+	}
+	return adapter.Classify(a)
 }
 
 // contextLength reads the API's context_length_exceeded message into n
@@ -132,14 +98,5 @@ func contextLength(msg string, n, m *int) bool {
 // mediaTooLarge reports whether a 400 rejects an image or a file for its
 // size: the message says one "exceeds" a maximum or is too large.
 func mediaTooLarge(msg string) bool {
-	s := strings.ToLower(msg)
-	if !strings.Contains(s, "exceed") && !strings.Contains(s, "too large") {
-		return false
-	}
-	for _, w := range []string{"image", "pdf", "document", "file"} {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
+	return adapter.Mentions(msg, []string{"exceed", "too large"}, []string{"image", "pdf", "document", "file"})
 }

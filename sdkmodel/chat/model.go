@@ -3,7 +3,6 @@ package chat
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/sdkmodel/internal/adapter"
 )
 
 // DefaultBaseURL is the real API's address, used when [Config.BaseURL] is
@@ -70,34 +70,24 @@ type Model struct {
 
 var _ loop.Model = (*Model)(nil)
 
+// wire is how this package's errors read.
+var wire = adapter.Wire{Pkg: "sdkmodel/chat", Unit: "chunk", Unfinished: "the stream ended after %d chunks without a finish_reason"}
+
 // New returns a Model that calls the API as cfg says.
 func New(cfg Config) (*Model, error) {
-	if cfg.APIKey == "" {
-		return nil, errors.New("sdkmodel/chat: Config.APIKey is empty (the Model reads no environment; pass the key)")
-	}
-	if cfg.NonStreamingTimeout < 0 {
-		return nil, fmt.Errorf("sdkmodel/chat: Config.NonStreamingTimeout %s is negative", cfg.NonStreamingTimeout)
-	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	httpClient := cfg.HTTPClient
-	if httpClient == nil {
-		httpClient = &http.Client{}
-	}
-	timeout := cfg.NonStreamingTimeout
-	if timeout == 0 {
-		timeout = DefaultNonStreamingTimeout
+	set, err := adapter.Setup{Pkg: wire.Pkg, APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, DefaultBaseURL: DefaultBaseURL,
+		HTTPClient: cfg.HTTPClient, Timeout: cfg.NonStreamingTimeout, DefaultTimeout: DefaultNonStreamingTimeout}.Resolve()
+	if err != nil {
+		return nil, err
 	}
 	opts := []option.RequestOption{
-		option.WithBaseURL(base),
+		option.WithBaseURL(set.BaseURL),
 		option.WithAPIKey(cfg.APIKey),
-		option.WithHTTPClient(httpClient),
+		option.WithHTTPClient(set.HTTPClient),
 	}
 	opts = append(opts, cfg.Options...)
 	opts = append(opts, option.WithMaxRetries(0))
-	return &Model{client: openai.NewClient(opts...), cfg: cfg, timeout: timeout}, nil
+	return &Model{client: openai.NewClient(opts...), cfg: cfg, timeout: set.Timeout}, nil
 }
 
 // Stream implements [loop.Model]: one HTTP request, streaming unless req
@@ -112,71 +102,28 @@ func (m *Model) Stream(ctx context.Context, req loop.Request, yield func(loop.Bl
 	if m.cfg.SendInputTokens {
 		opts = append(opts, option.WithHeader(InputTokensHeader, strconv.Itoa(req.InputTokens)))
 	}
+	classify := func(err error) *loop.RequestError { return classifyAnswer(err, resp) }
 	if req.NonStreaming {
-		return m.single(ctx, params, yield, opts, &resp)
+		return m.single(ctx, params, yield, opts, classify)
 	}
-	return m.stream(ctx, params, yield, opts, &resp)
-}
-
-// stream sends params as a streaming request, handing each block to
-// yield once the next begins or the answer ends.
-// resp points at the HTTP answer once it arrived.
-func (m *Model) stream(ctx context.Context, params openai.ChatCompletionNewParams, yield func(loop.Block), opts []option.RequestOption, resp **http.Response) (loop.Response, error) {
 	params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
 	s := m.client.Chat.Completions.NewStreaming(ctx, params, opts...)
-	defer s.Close()
-	acc := newAccumulator()
-	aborted := func() (loop.Response, error) {
-		// the user's abort: what arrived is received, a tool call in
-		// progress too (the loop answers it as one the abort cut)
-		acc.flush(yield)
-		return loop.Response{}, ctx.Err()
-	}
-	for s.Next() {
-		if ctx.Err() != nil {
-			return aborted()
-		}
-		if err := acc.add(s.Current(), yield); err != nil {
-			return loop.Response{}, fmt.Errorf("sdkmodel/chat: stream chunk %d: %w", acc.chunks, err)
-		}
-	}
-	if ctx.Err() != nil {
-		return aborted()
-	}
-	if err := s.Err(); err != nil {
-		// what arrived before the failure is received, but a tool call
-		// cut inside its arguments
-		acc.flushWhole(yield)
-		return loop.Response{}, failure(err, acc.chunks, *resp)
-	}
-	if acc.finish == "" {
-		acc.flushWhole(yield)
-		return loop.Response{}, &loop.RequestError{Kind: loop.KindConnection,
-			Message: fmt.Sprintf("the stream ended after %d chunks without a finish_reason", acc.chunks)}
-	}
-	acc.flush(yield)
-	return acc.response(), nil
+	return adapter.Read(ctx, wire, s, newAccumulator(), classify, yield)
 }
 
 // single sends params as one non-streaming request.
-// resp points at the HTTP answer once it arrived.
-func (m *Model) single(ctx context.Context, params openai.ChatCompletionNewParams, yield func(loop.Block), opts []option.RequestOption, resp **http.Response) (loop.Response, error) {
+func (m *Model) single(ctx context.Context, params openai.ChatCompletionNewParams, yield func(loop.Block), opts []option.RequestOption,
+	classify func(error) *loop.RequestError) (loop.Response, error) {
 	c, err := m.client.Chat.Completions.New(ctx, params, append(opts, option.WithRequestTimeout(m.timeout))...)
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return loop.Response{}, ctxErr
-	}
-	if err != nil {
-		return loop.Response{}, failure(err, -1, *resp)
+	if err := wire.Answered(ctx, err, classify); err != nil {
+		return loop.Response{}, err
 	}
 	if len(c.Choices) == 0 {
 		return loop.Response{}, errors.New("sdkmodel/chat: a chat.completion without choices")
 	}
 	ch := c.Choices[0]
-	for _, b := range messageBlocks(ch.Message) {
-		if err := ctx.Err(); err != nil {
-			return loop.Response{}, err
-		}
-		yield(b)
+	if err := adapter.Hand(ctx, messageBlocks(ch.Message), yield); err != nil {
+		return loop.Response{}, err
 	}
 	return loop.Response{StopReason: stopReason(ch.FinishReason), Usage: usageOf(c.Usage)}, nil
 }

@@ -6,15 +6,16 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/sdkmodel/internal/adapter"
 )
 
 // accumulator builds a response from the responses (or stream chunks)
 // of one call. A function call is a block at once (the API sends it
 // whole); a run of text parts, or of thought parts, is one block,
 // handed out when a part of another kind follows or the answer ends.
+// It is an [adapter.Reader].
 type accumulator struct {
 	m       *Model
-	chunks  int
 	pending *loop.Block
 	sig     []byte // the pending thought's signature
 	calls   int
@@ -22,9 +23,28 @@ type accumulator struct {
 	usage   *genai.GenerateContentResponseUsageMetadata
 }
 
+// Read implements [adapter.Reader]: one chunk, the blocks it completed
+// handed out.
+func (a *accumulator) Read(r *genai.GenerateContentResponse, yield func(loop.Block)) (bool, error) {
+	a.add(r, yield)
+	return false, nil
+}
+
+// Ended implements [adapter.Reader]: a finish reason arrived.
+func (a *accumulator) Ended() bool { return a.finish != "" }
+
+// Stop implements [adapter.Reader]: at the answer's end, or when it
+// failed, the pending run of text is as finished as it will be; at the
+// user's abort, or a stream that ends without a finish reason, it is
+// not received.
+func (a *accumulator) Stop(why adapter.Stop, yield func(loop.Block)) {
+	if why == adapter.Finished || why == adapter.Failed {
+		a.flush(yield)
+	}
+}
+
 // add takes one response and hands out the blocks it completed.
 func (a *accumulator) add(r *genai.GenerateContentResponse, yield func(loop.Block)) {
-	a.chunks++
 	if r == nil {
 		return
 	}
@@ -97,14 +117,14 @@ func (a *accumulator) flush(yield func(loop.Block)) {
 	yield(b)
 }
 
-// response is how the answer ended: STOP is a tool_use stop when a
+// Response implements [adapter.Reader]: how the answer ended: STOP is a tool_use stop when a
 // function call came, else end_turn; MAX_TOKENS is max_tokens; a
 // malformed or unexpected function call is a tool_use stop with no
 // tool_use (the loop's malformed reply); any other reason (safety,
 // recitation, a blocked prompt) is end_turn. The usage counts the
 // prompt without its cached tokens as input, the cached ones as cache
 // reads, and the candidates with the thoughts as output.
-func (a *accumulator) response() loop.Response {
+func (a *accumulator) Response() loop.Response {
 	stop := loop.StopEndTurn
 	switch a.finish {
 	case genai.FinishReasonStop:

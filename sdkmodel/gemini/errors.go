@@ -10,27 +10,12 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/loopsim/loopsim/loop"
-	"github.com/loopsim/loopsim/sdkmodel/internal/transport"
+	"github.com/loopsim/loopsim/sdkmodel/internal/adapter"
 )
 
 // retryInfoType is the type of the error detail that carries a retry
 // delay.
 const retryInfoType = "type.googleapis.com/google.rpc.RetryInfo"
-
-// failure turns an error of a call into what the loop's seam returns: a
-// [*loop.RequestError] when [Classify] knows it, else the error wrapped.
-// status is the HTTP status the answer came with (0: none arrived),
-// chunks how many stream chunks arrived before it (-1: not a stream).
-func failure(err error, status, chunks int) error {
-	if re := Classify(err, status); re != nil {
-		if re.Kind == loop.KindConnection && chunks > 0 {
-			re.Message = fmt.Sprintf("the connection dropped after %d stream chunks: %s", chunks, re.Message)
-			re.Status = loop.StatusStreamBegun
-		}
-		return re
-	}
-	return fmt.Errorf("sdkmodel/gemini: %w", err)
-}
 
 // Classify says which [loop.ErrorKind] an error of an SDK call is; nil
 // means it is neither an API error nor a failed connection. status is
@@ -57,47 +42,25 @@ func Classify(err error, status int) *loop.RequestError {
 		return classifyAPI(ae, status)
 	case errors.As(err, &aep) && aep != nil:
 		return classifyAPI(*aep, status)
-	case transport.ConnectionFailed(err):
-		return &loop.RequestError{Kind: loop.KindConnection, Message: err.Error()}
 	}
-	return nil
+	return adapter.Connection(err)
 }
 
 // classifyAPI classifies an error object of the API.
 func classifyAPI(ae genai.APIError, status int) *loop.RequestError {
-	msg := ae.Message
-	if msg == "" {
-		msg = strings.TrimSpace(ae.Status)
-	}
-	if msg == "" {
-		msg = http.StatusText(ae.Code)
-	}
 	code := ae.Code
-	if status >= 200 && status < 300 {
-		return &loop.RequestError{Kind: loop.KindStream, Message: msg}
-	}
-	if code == 0 {
+	if code == 0 || status >= 200 && status < 300 {
+		// the status the answer came with: an error object in a
+		// stream that had begun is one of that stream
 		code = status
 	}
-	var n, m int
-	switch {
-	case code == http.StatusBadRequest && promptTooLong(msg, &n, &m):
-		return loop.PromptTooLongError(n, m)
-	case code == http.StatusBadRequest && mediaTooLarge(msg):
-		return &loop.RequestError{Kind: loop.KindMediaTooLarge, Status: loop.KindMediaTooLarge.Status(), Message: msg}
-	case code == http.StatusBadRequest:
-		return &loop.RequestError{Kind: loop.KindInvalidRequest, Status: loop.KindInvalidRequest.Status(), Message: msg}
-	case code == http.StatusRequestEntityTooLarge:
-		return &loop.RequestError{Kind: loop.KindRequestTooLarge, Status: loop.KindRequestTooLarge.Status(), Message: msg}
-	case code == http.StatusTooManyRequests:
-		return &loop.RequestError{Kind: loop.KindRateLimited, Status: loop.KindRateLimited.Status(), Message: msg,
-			RetryAfterMS: retryDelayMS(ae.Details)}
-	case code == http.StatusServiceUnavailable:
-		return &loop.RequestError{Kind: loop.KindOverloaded, Status: loop.KindOverloaded.Status(), Message: msg}
-	case code >= 500 && code <= 599:
-		return &loop.RequestError{Kind: loop.KindServer, Status: code, Message: msg}
+	a := adapter.Answer{Status: code, Message: adapter.Message(ae.Code, ae.Message, ae.Status), Overloaded: code == http.StatusServiceUnavailable}
+	a.MediaTooLarge = mediaTooLarge(a.Message)
+	a.PromptTooLong = promptTooLong(a.Message, &a.Tokens, &a.Maximum)
+	if code == http.StatusTooManyRequests {
+		a.RetryAfterMS = retryDelayMS(ae.Details)
 	}
-	return &loop.RequestError{Kind: loop.KindOther, Status: code, Message: msg}
+	return adapter.Classify(a)
 }
 
 // promptTooLong reads the API's message for an input over the model's
@@ -114,16 +77,7 @@ func promptTooLong(msg string, n, m *int) bool {
 // mediaTooLarge reports whether a 400 rejects an image, a PDF or a file
 // for its size: the message says one "exceeds" a limit or is too large.
 func mediaTooLarge(msg string) bool {
-	s := strings.ToLower(msg)
-	if !strings.Contains(s, "exceed") && !strings.Contains(s, "too large") {
-		return false
-	}
-	for _, w := range []string{"image", "pdf", "document", "file", "inline data"} {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
+	return adapter.Mentions(msg, []string{"exceed", "too large"}, []string{"image", "pdf", "document", "file", "inline data"})
 }
 
 // retryDelayMS is the retryDelay of a RetryInfo detail in milliseconds

@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/sdkmodel/internal/adapter"
 )
 
 // DefaultBaseURL is the real API's address, used when [Config.BaseURL]
@@ -67,26 +67,23 @@ type Model struct {
 
 var _ loop.Model = (*Model)(nil)
 
+// wire is how this package's errors read.
+var wire = adapter.Wire{Pkg: "sdkmodel/gemini", Unit: "chunk", Unfinished: "the stream ended after %d chunks without a finish reason"}
+
 // New returns a Model that calls the API as cfg says.
 func New(cfg Config) (*Model, error) {
-	if cfg.APIKey == "" {
-		return nil, errors.New("sdkmodel/gemini: Config.APIKey is empty (the Model reads no environment; pass the key)")
+	set, err := adapter.Setup{Pkg: wire.Pkg, APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, DefaultBaseURL: DefaultBaseURL,
+		HTTPClient: cfg.HTTPClient}.Resolve()
+	if err != nil {
+		return nil, err
 	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	hc := &http.Client{}
-	if cfg.HTTPClient != nil {
-		c := *cfg.HTTPClient
-		hc = &c
-	}
+	hc := *set.HTTPClient // a copy: the Model wraps its transport
 	hc.Transport = &statusTransport{base: hc.Transport}
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
 		APIKey:      cfg.APIKey,
 		Backend:     genai.BackendGeminiAPI,
-		HTTPClient:  hc,
-		HTTPOptions: genai.HTTPOptions{BaseURL: base, APIVersion: cfg.APIVersion},
+		HTTPClient:  &hc,
+		HTTPOptions: genai.HTTPOptions{BaseURL: set.BaseURL, APIVersion: cfg.APIVersion},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sdkmodel/gemini: making the genai client: %w", err)
@@ -110,57 +107,23 @@ func (m *Model) Stream(ctx context.Context, req loop.Request, yield func(loop.Bl
 	}
 	var status atomic.Int32
 	ctx = withStatus(ctx, &status)
+	classify := func(err error) *loop.RequestError { return Classify(err, int(status.Load())) }
 	if req.NonStreaming {
-		return m.single(ctx, req.Model, contents, cfg, yield, &status)
-	}
-	return m.stream(ctx, req.Model, contents, cfg, yield, &status)
-}
-
-// stream sends one streaming request, handing each block to yield as
-// it is complete.
-func (m *Model) stream(ctx context.Context, model string, contents []*genai.Content, cfg *genai.GenerateContentConfig,
-	yield func(loop.Block), status *atomic.Int32) (loop.Response, error) {
-	acc := accumulator{m: m}
-	for r, err := range m.client.Models.GenerateContentStream(ctx, model, contents, cfg) {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return loop.Response{}, ctxErr
+		r, err := m.client.Models.GenerateContent(ctx, req.Model, contents, cfg)
+		if err := wire.Answered(ctx, err, classify); err != nil {
+			return loop.Response{}, err
 		}
-		if err != nil {
-			// the parts that arrived are received: the pending run of
-			// text is as finished as it will be
-			acc.flush(yield)
-			return loop.Response{}, failure(err, int(status.Load()), acc.chunks)
+		var blocks []loop.Block
+		acc := accumulator{m: m}
+		acc.add(r, func(b loop.Block) { blocks = append(blocks, b) })
+		acc.flush(func(b loop.Block) { blocks = append(blocks, b) })
+		if err := adapter.Hand(ctx, blocks, yield); err != nil {
+			return loop.Response{}, err
 		}
-		acc.add(r, yield)
+		return acc.Response(), nil
 	}
-	if err := ctx.Err(); err != nil {
-		return loop.Response{}, err
-	}
-	if acc.finish == "" {
-		return loop.Response{}, &loop.RequestError{Kind: loop.KindConnection,
-			Message: fmt.Sprintf("the stream ended after %d chunks without a finish reason", acc.chunks)}
-	}
-	acc.flush(yield)
-	return acc.response(), nil
-}
-
-// single sends one non-streaming request.
-func (m *Model) single(ctx context.Context, model string, contents []*genai.Content, cfg *genai.GenerateContentConfig,
-	yield func(loop.Block), status *atomic.Int32) (loop.Response, error) {
-	r, err := m.client.Models.GenerateContent(ctx, model, contents, cfg)
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return loop.Response{}, ctxErr
-	}
-	if err != nil {
-		return loop.Response{}, failure(err, int(status.Load()), -1)
-	}
-	acc := accumulator{m: m}
-	acc.add(r, yield)
-	if err := ctx.Err(); err != nil {
-		return loop.Response{}, err
-	}
-	acc.flush(yield)
-	return acc.response(), nil
+	s := adapter.FromSeq(m.client.Models.GenerateContentStream(ctx, req.Model, contents, cfg))
+	return adapter.Read(ctx, wire, s, &accumulator{m: m}, classify, yield)
 }
 
 // callID is the id of a function call: its own, or one made up in

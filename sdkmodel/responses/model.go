@@ -2,7 +2,6 @@ package responses
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/sdkmodel/internal/adapter"
 )
 
 // DefaultBaseURL is the real API's address, used when [Config.BaseURL]
@@ -66,34 +66,24 @@ type Model struct {
 
 var _ loop.Model = (*Model)(nil)
 
+// wire is how this package's errors read.
+var wire = adapter.Wire{Pkg: "sdkmodel/responses", Unit: "event", Unfinished: "stream closed before response.completed, after %d events"}
+
 // New returns a Model that calls the API as cfg says.
 func New(cfg Config) (*Model, error) {
-	if cfg.APIKey == "" {
-		return nil, errors.New("sdkmodel/responses: Config.APIKey is empty (the Model reads no environment; pass the key)")
-	}
-	if cfg.NonStreamingTimeout < 0 {
-		return nil, fmt.Errorf("sdkmodel/responses: Config.NonStreamingTimeout %s is negative", cfg.NonStreamingTimeout)
-	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	httpClient := cfg.HTTPClient
-	if httpClient == nil {
-		httpClient = &http.Client{}
-	}
-	timeout := cfg.NonStreamingTimeout
-	if timeout == 0 {
-		timeout = DefaultNonStreamingTimeout
+	set, err := adapter.Setup{Pkg: wire.Pkg, APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, DefaultBaseURL: DefaultBaseURL,
+		HTTPClient: cfg.HTTPClient, Timeout: cfg.NonStreamingTimeout, DefaultTimeout: DefaultNonStreamingTimeout}.Resolve()
+	if err != nil {
+		return nil, err
 	}
 	opts := []option.RequestOption{
-		option.WithBaseURL(base),
+		option.WithBaseURL(set.BaseURL),
 		option.WithAPIKey(cfg.APIKey),
-		option.WithHTTPClient(httpClient),
+		option.WithHTTPClient(set.HTTPClient),
 	}
 	opts = append(opts, cfg.Options...)
 	opts = append(opts, option.WithMaxRetries(0))
-	return &Model{client: openai.NewClient(opts...), cfg: cfg, timeout: timeout}, nil
+	return &Model{client: openai.NewClient(opts...), cfg: cfg, timeout: set.Timeout}, nil
 }
 
 // Stream implements [loop.Model]: one HTTP request, streaming unless req
@@ -110,78 +100,74 @@ func (m *Model) Stream(ctx context.Context, req loop.Request, yield func(loop.Bl
 	if req.NonStreaming {
 		return m.single(ctx, params, yield, opts)
 	}
-	return m.stream(ctx, params, yield, opts)
+	s := m.client.Responses.NewStreaming(ctx, params, opts...)
+	return adapter.Read(ctx, wire, s, &events{}, Classify, yield)
 }
 
 // single sends params as one non-streaming request.
 func (m *Model) single(ctx context.Context, params responses.ResponseNewParams, yield func(loop.Block), opts []option.RequestOption) (loop.Response, error) {
 	r, err := m.client.Responses.New(ctx, params, append(opts, option.WithRequestTimeout(m.timeout))...)
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return loop.Response{}, ctxErr
-	}
-	if err != nil {
-		return loop.Response{}, failure(err, -1)
+	if err := wire.Answered(ctx, err, Classify); err != nil {
+		return loop.Response{}, err
 	}
 	if r.Status == responses.ResponseStatusFailed {
 		return loop.Response{}, failed(r)
 	}
 	var out outcome
+	var blocks []loop.Block
 	for i, it := range r.Output {
-		blocks, err := out.add(it)
+		bs, err := out.add(it)
 		if err != nil {
 			return loop.Response{}, fmt.Errorf("sdkmodel/responses: output item %d: %w", i, err)
 		}
-		for _, b := range blocks {
-			if err := ctx.Err(); err != nil {
-				return loop.Response{}, err
-			}
-			yield(b)
-		}
+		blocks = append(blocks, bs...)
+	}
+	if err := adapter.Hand(ctx, blocks, yield); err != nil {
+		return loop.Response{}, err
 	}
 	return out.response(r), nil
 }
 
-// stream sends params as a streaming request, handing each finished
-// output item's blocks to yield.
-func (m *Model) stream(ctx context.Context, params responses.ResponseNewParams, yield func(loop.Block), opts []option.RequestOption) (loop.Response, error) {
-	s := m.client.Responses.NewStreaming(ctx, params, opts...)
-	defer s.Close()
-	var out outcome
-	events := 0
-	for s.Next() {
-		events++
-		ev := s.Current()
-		switch ev.Type {
-		case "response.output_item.done":
-			blocks, err := out.add(ev.Item)
-			if err != nil {
-				return loop.Response{}, fmt.Errorf("sdkmodel/responses: stream event %d: %w", events, err)
-			}
-			for _, b := range blocks {
-				if err := ctx.Err(); err != nil {
-					return loop.Response{}, err
-				}
-				yield(b)
-			}
-		case "response.completed", "response.incomplete":
-			r := ev.Response
-			return out.response(&r), nil
-		case "response.failed":
-			r := ev.Response
-			return loop.Response{}, failed(&r)
-		case "error":
-			return loop.Response{}, &loop.RequestError{Kind: loop.KindStream, Message: errorEventMessage(ev)}
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return loop.Response{}, err
-	}
-	if err := s.Err(); err != nil {
-		return loop.Response{}, failure(err, events)
-	}
-	return loop.Response{}, &loop.RequestError{Kind: loop.KindConnection,
-		Message: fmt.Sprintf("stream closed before response.completed, after %d events", events)}
+// events reads a streamed response (an [adapter.Reader]): each finished
+// output item's blocks, until response.completed (or incomplete), a
+// response.failed or an error event ends it.
+type events struct {
+	out  outcome
+	resp loop.Response
 }
+
+// Read implements [adapter.Reader].
+func (e *events) Read(ev responses.ResponseStreamEventUnion, yield func(loop.Block)) (bool, error) {
+	switch ev.Type {
+	case "response.output_item.done":
+		blocks, err := e.out.add(ev.Item)
+		for _, b := range blocks {
+			yield(b)
+		}
+		return false, err
+	case "response.completed", "response.incomplete":
+		r := ev.Response
+		e.resp = e.out.response(&r)
+		return true, nil
+	case "response.failed":
+		r := ev.Response
+		return false, failed(&r)
+	case "error":
+		return false, &loop.RequestError{Kind: loop.KindStream, Message: errorEventMessage(ev)}
+	}
+	return false, nil
+}
+
+// Ended implements [adapter.Reader]: a response that ends says so in an
+// event, which Read reports.
+func (e *events) Ended() bool { return false }
+
+// Stop implements [adapter.Reader]: only finished output items reach
+// the loop.
+func (e *events) Stop(adapter.Stop, func(loop.Block)) {}
+
+// Response implements [adapter.Reader].
+func (e *events) Response() loop.Response { return e.resp }
 
 // errorEventMessage is an error event's message, with its code.
 func errorEventMessage(ev responses.ResponseStreamEventUnion) string {

@@ -1,9 +1,10 @@
-package transport
+package adapter
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"syscall"
@@ -31,6 +32,8 @@ func TestRetryAfterMS(t *testing.T) {
 		{"2147483647", "", 2147483647},
 		{"", "2147484", 0},
 		{" 7 ", "", 7},
+		{"1", "5", 1},
+		{"", "0.5", 500},
 	} {
 		h := http.Header{}
 		if c.ms != "" {
@@ -48,6 +51,7 @@ func TestConnectionFailed(t *testing.T) {
 		io.ErrUnexpectedEOF, io.EOF, syscall.ECONNRESET, syscall.ECONNREFUSED, syscall.EPIPE,
 		fmt.Errorf("read: %w", io.ErrUnexpectedEOF),
 		&url.Error{Op: "Post", URL: "http://x", Err: errors.New("refused")},
+		&net.OpError{Op: "dial", Net: "tcp", Err: errors.New("refused")},
 	} {
 		assert.True(t, ConnectionFailed(err), "%v", err)
 	}

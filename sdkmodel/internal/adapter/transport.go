@@ -1,7 +1,4 @@
-// Package transport holds what every loop.Model over an official SDK reads
-// from HTTP the same way, whatever the API: the server's retry-after, and
-// whether an error is a failed connection rather than an answer.
-package transport
+package adapter
 
 import (
 	"errors"
@@ -9,10 +6,8 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // RetryAfterMS reads retry-after-ms, else retry-after in seconds; zero
@@ -33,11 +28,10 @@ func RetryAfterMS(h http.Header) int {
 }
 
 // ConnectionFailed reports whether err is a failed, reset, dropped or
-// timed-out connection rather than an answer.
+// timed-out connection rather than an answer: a body cut short, or a
+// [net.Error] (a reset, refused or broken connection's syscall.Errno, a
+// *url.Error of the client, a *net.OpError all are one).
 func ConnectionFailed(err error) bool {
 	var netErr net.Error
-	var urlErr *url.Error
-	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
-		errors.As(err, &netErr) || errors.As(err, &urlErr)
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.As(err, &netErr)
 }
