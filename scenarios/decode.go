@@ -23,6 +23,14 @@ import (
 // the field's path, and decoding goes on past it, so one pass reports
 // them all.
 //
+// The scalars are read by internal/field's rule, as every -set, -sweep
+// and policy override: a boolean is true or false in any case (True,
+// TRUE), or on/off, 1/0; a whole number is decimal with _ between digits
+// to group them (YAML's 0x10 and 0o17 are refused, and 010 is ten, not
+// YAML's octal eight); a number is Go's. A string is YAML's string as
+// written (field's rule trims a command line's spaces; a YAML string's
+// are its own).
+//
 // Decoding by json tags lets the format reuse the fakes' own types
 // ([fakemodel.Step], [fakemodel.Tool], ...) field for field, so the
 // scenario schema cannot drift from the fakes it drives.
@@ -157,9 +165,7 @@ func (d *decoder) decode(n *yaml.Node, path string, v reflect.Value) {
 			v.SetString(s)
 		}
 	case reflect.Bool:
-		if s, ok := d.scalar(n, path, "!!bool", "true or false"); ok {
-			v.SetBool(s == "true")
-		}
+		d.boolean(n, path, v)
 	case reflect.Int, reflect.Int64, reflect.Uint64:
 		d.integer(n, path, v)
 	case reflect.Float64:
@@ -284,21 +290,20 @@ func (d *decoder) integer(n *yaml.Node, path string, v reflect.Value) {
 		return
 	}
 	if v.Kind() == reflect.Uint64 {
-		var u uint64
-		if err := n.Decode(&u); err != nil {
-			if strings.HasPrefix(strings.TrimSpace(n.Value), "-") {
-				d.errorf(n, path, "%s is negative: every number in a scenario is zero or more", n.Value)
-				return
-			}
-			d.errorf(n, path, "%s is not a whole number from 0 to %d", n.Value, uint64(math.MaxUint64))
-			return
+		u, err := field.ParseUint(n.Value, 64)
+		switch {
+		case err == nil:
+			v.SetUint(u)
+		case strings.HasPrefix(strings.TrimSpace(n.Value), "-"):
+			d.errorf(n, path, "%s is negative: every number in a scenario is zero or more", n.Value)
+		default:
+			d.errorf(n, path, "%s", notWhole(n.Value, err, fmt.Sprintf("is not a whole number from 0 to %d", uint64(math.MaxUint64))))
 		}
-		v.SetUint(u)
 		return
 	}
-	var x int64
-	if err := n.Decode(&x); err != nil {
-		d.errorf(n, path, "%s does not fit in 64 bits", n.Value)
+	x, err := field.ParseInt(n.Value, 64)
+	if err != nil {
+		d.errorf(n, path, "%s", notWhole(n.Value, err, "does not fit in 64 bits"))
 		return
 	}
 	most, why := intBound(path)
@@ -312,6 +317,28 @@ func (d *decoder) integer(n *yaml.Node, path string, v reflect.Value) {
 	default:
 		v.SetInt(x)
 	}
+}
+
+// notWhole is the problem of a YAML integer text that internal/field's
+// rule did not read: too large for the field, or no decimal number
+// (YAML's hexadecimal, octal or binary forms).
+func notWhole(text string, err error, tooLarge string) string {
+	if e, ok := err.(*field.Error); ok && e.TooLarge {
+		return text + " " + tooLarge
+	}
+	return text + " is not a decimal whole number (digits, with _ between two to group them)"
+}
+
+// boolean decodes true or false by internal/field's rule: in any case,
+// or on/off, 1/0.
+func (d *decoder) boolean(n *yaml.Node, path string, v reflect.Value) {
+	if n.Kind == yaml.ScalarNode && !isNull(n) {
+		if b, err := field.ParseBool(n.Value); err == nil {
+			v.SetBool(b)
+			return
+		}
+	}
+	d.errorf(n, path, "want true or false, got %s", describe(n))
 }
 
 // allDigits reports whether s is a non-empty run of decimal digits.
@@ -352,8 +379,8 @@ func (d *decoder) float(n *yaml.Node, path string, v reflect.Value) {
 		d.errorf(n, path, "want a number, got %s", describe(n))
 		return
 	}
-	var x float64
-	if err := n.Decode(&x); err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+	x, err := field.ParseFloat(n.Value)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 		d.errorf(n, path, "%s is not a finite number", n.Value)
 		return
 	}

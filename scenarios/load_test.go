@@ -82,6 +82,39 @@ expect: {terminal: completed, transitions: [], colour: red}
 	}
 }
 
+// A scalar reads by internal/field's rule, as every -set: a boolean in
+// any case (YAML's True and TRUE are true, never a silent false), or
+// on/off, 1/0; a whole number in decimal (010 is ten, not YAML's octal
+// eight), its digits grouped by _.
+func TestScalarsReadByTheFieldRule(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		meta   string
+		tokens string
+		want   Message
+	}{
+		{name: "lower case", meta: "true", tokens: "7", want: Message{Meta: true, Tokens: 7}},
+		{name: "capitalised", meta: "True", tokens: "7", want: Message{Meta: true, Tokens: 7}},
+		{name: "upper case", meta: "TRUE", tokens: "7", want: Message{Meta: true, Tokens: 7}},
+		{name: "false upper case", meta: "FALSE", tokens: "7", want: Message{Meta: false, Tokens: 7}},
+		{name: "on", meta: "on", tokens: "7", want: Message{Meta: true, Tokens: 7}},
+		{name: "one", meta: "1", tokens: "7", want: Message{Meta: true, Tokens: 7}},
+		{name: "off", meta: "off", tokens: "7", want: Message{Meta: false, Tokens: 7}},
+		{name: "a leading zero is decimal", meta: "false", tokens: "010", want: Message{Tokens: 10}},
+		{name: "grouped digits", meta: "false", tokens: "20_000", want: Message{Tokens: 20_000}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := "name: x\ndescription: d\nprofile: seed\n" +
+				"conversation: [{role: user, text: hi, meta: " + c.meta + ", tokens: " + c.tokens + "}]\n" +
+				"script: [{text: hello}]\nexpect: {terminal: completed, transitions: []}\n"
+			s, err := Parse("scalars.yaml", []byte(src))
+			require.NoError(t, err)
+			got := s.Conversation[0]
+			assert.Equal(t, c.want, Message{Meta: got.Meta, Tokens: got.Tokens})
+		})
+	}
+}
+
 func TestParseBoundsTheFileSize(t *testing.T) {
 	_, err := Parse("big.yaml", make([]byte, MaxFileSize+1))
 	require.ErrorContains(t, err, "larger than", "want a size error")

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/loopsim/loopsim/fakemodel"
@@ -65,49 +66,117 @@ func NewSetting(profile string) (Setting, error) {
 // Profile is the name of the profile the setting's policy came from.
 func (s Setting) Profile() string { return s.Policy.Name }
 
-// With returns a copy of s with one field set from its text form and the
-// override recorded in Params and the name. The field is a policy field
-// by its JSON name ("auto_compact_buffer"), a workload parameter by
-// "workload." and its path ("workload.faults.overloaded"), "model" (a
-// model of [loop.Catalog] or [ModelWorkloads] by name: its window and
-// output maximum, and the starting context and output fitted for it on
-// the transcripts, see [ModelWorkloads]), or
-// "model.context_window", "model.max_output_tokens",
-// "fallback_model.context_window" (a fallback model the size of the
-// primary is configured by "fallback=true") or "iteration_limit".
-func (s Setting) With(field, value string) (Setting, error) {
+// With returns a copy of s with one field set from its text form (read
+// by internal/field's rule) and the override recorded in Params and the
+// name. The field is named by its path in the setting:
+//
+//   - a policy field by its JSON name ("auto_compact_buffer", "fallback"),
+//     or with "policy." before it;
+//   - a workload parameter by "workload." and its path
+//     ("workload.faults.overloaded");
+//   - "model": a model of [loop.Catalog] or [ModelWorkloads] by name (its
+//     window and output maximum, and the starting context and output
+//     fitted for it on the transcripts, see [ModelWorkloads]);
+//   - "fallback_model": a model of [loop.Catalog] by name, or "none";
+//   - a count of [SettingFields] within its bounds: the models' sizes
+//     ("model.context_window", "fallback_model.max_output_tokens"; a
+//     fallback model set by its size alone starts as a copy of the
+//     primary named after it, "NAME-fallback") and "iteration_limit".
+func (s Setting) With(name, value string) (Setting, error) {
 	value = strings.TrimSpace(value)
 	var err error
-	switch {
-	case strings.HasPrefix(field, "workload."):
-		s.Workload, err = s.Workload.With(strings.TrimPrefix(field, "workload."), value)
-	case field == "model":
+	switch sf, count := settingField(name); {
+	case strings.HasPrefix(name, "workload."):
+		s.Workload, err = s.Workload.With(strings.TrimPrefix(name, "workload."), value)
+	case name == "model":
 		s, err = withModelNamed(s, value)
-	case strings.HasPrefix(field, "model."):
-		s.Model, err = withModel(s.Model, strings.TrimPrefix(field, "model."), value)
-	case field == "fallback":
-		var on bool
-		if on, err = parseBool(field, value); err == nil {
-			s.FallbackModel = loop.ModelInfo{}
-			if on {
-				s.FallbackModel = loop.ModelInfo{Name: s.Model.Name + "-fallback", ContextWindow: s.Model.ContextWindow,
-					MaxOutputTokens: s.Model.MaxOutputTokens}
-			}
-		}
-	case field == "iteration_limit":
-		s.IterationLimit, err = parseInt(field, value, 1, 10_000_000)
+	case name == "fallback_model":
+		s.FallbackModel, err = fallbackNamed(value)
+	case count:
+		err = s.setCount(sf, value)
+	case strings.HasPrefix(name, "model.") || strings.HasPrefix(name, "fallback_model."):
+		err = fmt.Errorf("%s has no field %q (known: context_window, max_output_tokens)", name[:strings.IndexByte(name, '.')], name[strings.IndexByte(name, '.')+1:])
 	default:
-		s.Policy, err = s.Policy.With(field, value)
+		s.Policy, err = s.Policy.With(strings.TrimPrefix(name, "policy."), value)
 	}
 	if err != nil {
-		return s, fmt.Errorf("setting %s=%s: %w", field, value, err)
+		return s, fmt.Errorf("setting %s=%s: %w", name, value, err)
 	}
-	s.Params = append(append([]Param(nil), s.Params...), Param{Field: field, Value: value})
+	s.Params = append(append([]Param(nil), s.Params...), Param{Field: name, Value: value})
 	s.Name = s.Profile()
 	for _, p := range s.Params {
 		s.Name += " " + p.String()
 	}
 	return s, nil
+}
+
+// SettingField is a field of a [Setting] that [Setting.With] reaches
+// besides the policy's and the workload's.
+type SettingField struct {
+	// Name is its path in the setting ("model.context_window").
+	Name string
+	// Min and Max bound a count; both zero for a model's name.
+	Min, Max int
+	// Doc says what it is.
+	Doc string
+}
+
+// SettingFields lists the fields [Setting.With] reaches besides the
+// policy's and the workload's, in the order -fields lists them.
+func SettingFields() []SettingField {
+	return []SettingField{
+		{Name: "model", Doc: "The primary model by name: its window and output maximum (loop.Catalog), and for the transcripts' models the starting context and output fitted on their calls (sim.ModelWorkloads)."},
+		{Name: "model.context_window", Min: 1_000, Max: 100_000_000, Doc: "The primary model's context window, in tokens."},
+		{Name: "model.max_output_tokens", Min: 1, Max: 10_000_000, Doc: "The primary model's output maximum, in tokens."},
+		{Name: "fallback_model", Doc: "The fallback model by name (loop.Catalog), or none; the loop switches to it after repeated overloads when the policy's fallback is on."},
+		{Name: "fallback_model.context_window", Min: 1_000, Max: 100_000_000, Doc: "The fallback model's context window, in tokens; set alone, it makes a fallback model the primary's size but for it."},
+		{Name: "fallback_model.max_output_tokens", Min: 1, Max: 10_000_000, Doc: "The fallback model's output maximum, in tokens; set alone, it makes a fallback model the primary's size but for it."},
+		{Name: "iteration_limit", Min: 1, Max: 10_000_000, Doc: "Halts an episode that has not ended after this many iterations (a harness guard, counted as a failure)."},
+	}
+}
+
+// settingField is the [SettingFields] entry named name; count says it
+// is a count (not a model's name).
+func settingField(name string) (SettingField, bool) {
+	for _, f := range SettingFields() {
+		if f.Name == name {
+			return f, f.Max > 0
+		}
+	}
+	return SettingField{}, false
+}
+
+// setCount sets the count f from value, within its bounds. A fallback
+// model's size set while there is none makes one: the primary's copy,
+// named after it.
+func (s *Setting) setCount(f SettingField, value string) error {
+	n, err := parseInt(f.Name, value, f.Min, f.Max)
+	if err != nil {
+		return err
+	}
+	if strings.HasPrefix(f.Name, "fallback_model.") && s.FallbackModel.Name == "" {
+		s.FallbackModel = s.Model
+		s.FallbackModel.Name += "-fallback"
+	}
+	v, err := field.Find(reflect.ValueOf(s).Elem(), f.Name)
+	if err != nil {
+		return err
+	}
+	v.SetInt(int64(n))
+	return nil
+}
+
+// fallbackNamed is the fallback model named name: one of [loop.Catalog],
+// or none.
+func fallbackNamed(name string) (loop.ModelInfo, error) {
+	if name == "none" {
+		return loop.ModelInfo{}, nil
+	}
+	k, err := loop.LookupModel(name)
+	if err != nil {
+		return loop.ModelInfo{}, fmt.Errorf("%w, or none", err)
+	}
+	return k.ModelInfo, nil
 }
 
 // ReplayFlags are the command-line flags that rebuild s: its profile and
@@ -123,19 +192,6 @@ func (s Setting) ReplayFlags() string {
 	return out
 }
 
-func withModel(m loop.ModelInfo, field, value string) (loop.ModelInfo, error) {
-	var err error
-	switch field {
-	case "context_window":
-		m.ContextWindow, err = parseInt("model.context_window", value, 1_000, 100_000_000)
-	case "max_output_tokens":
-		m.MaxOutputTokens, err = parseInt("model.max_output_tokens", value, 1, 10_000_000)
-	default:
-		err = fmt.Errorf("model has no field %q (known: context_window, max_output_tokens)", field)
-	}
-	return m, err
-}
-
 // parseInt reads value as an integer by internal/field's rule and holds
 // it to [lo, hi].
 func parseInt(name, value string, lo, hi int) (int, error) {
@@ -147,12 +203,6 @@ func parseInt(name, value string, lo, hi int) (int, error) {
 		return 0, fmt.Errorf("%s: %d is outside [%d, %d]", name, n, lo, hi)
 	}
 	return int(n), nil
-}
-
-// parseBool reads value as a boolean by internal/field's rule.
-func parseBool(name, value string) (bool, error) {
-	b, err := field.ParseBool(value)
-	return b, atField(err, name)
 }
 
 // atField names the field a value was read for in err, an

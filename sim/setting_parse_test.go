@@ -23,22 +23,25 @@ func TestEveryPathParsesAnIntegerAlike(t *testing.T) {
 	assert.Equal(t, 20_000, w.StartContext.Min)
 
 	s := mustSetting(t, "seed", "auto_compact_buffer=20_000", "workload.start_context.min=20_000",
-		"model.context_window=20_000", "iteration_limit=20_000")
+		"model.context_window=20_000", "fallback_model.context_window=20_000", "iteration_limit=20_000")
 	assert.Equal(t, 20_000, s.Policy.AutoCompactBuffer)
 	assert.Equal(t, 20_000, s.Workload.StartContext.Min)
 	assert.Equal(t, 20_000, s.Model.ContextWindow)
+	assert.Equal(t, 20_000, s.FallbackModel.ContextWindow)
 	assert.Equal(t, 20_000, s.IterationLimit)
 
-	for _, name := range []string{"auto_compact_buffer", "workload.start_context.min", "model.context_window", "iteration_limit"} {
+	for _, name := range []string{"auto_compact_buffer", "workload.start_context.min", "model.context_window", "fallback_model.context_window", "iteration_limit"} {
 		_, err := s.With(name, "20__000")
 		assert.ErrorContains(t, err, `"20__000" is not an integer`, name)
 	}
 }
 
-// Booleans read alike too: the fallback switch and a policy switch.
+// Booleans read alike too: the policy's switches (fallback is the
+// policy's own, no longer shadowed by the setting) and the workload's.
 func TestEveryPathParsesABooleanAlike(t *testing.T) {
-	s := mustSetting(t, "seed", "fallback=on", "auto_compact=off", "workload.swarm=On")
-	assert.NotEmpty(t, s.FallbackModel.Name)
+	s := mustSetting(t, "codex", "fallback=on", "auto_compact=off", "workload.swarm=On")
+	assert.True(t, s.Policy.Fallback)
+	assert.Empty(t, s.FallbackModel.Name, "the switch makes no fallback model")
 	assert.False(t, s.Policy.AutoCompact)
 	assert.True(t, s.Workload.Swarm)
 	for _, name := range []string{"fallback", "auto_compact", "workload.swarm"} {

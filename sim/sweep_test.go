@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/loopsim/loopsim/loop"
 )
 
 func TestParseSweep(t *testing.T) {
@@ -63,17 +65,35 @@ func TestGrid(t *testing.T) {
 }
 
 func TestSettingWith(t *testing.T) {
-	s := mustSetting(t, "claude-code", "model.context_window=100000", "fallback=true", "iteration_limit=50")
+	s := mustSetting(t, "claude-code", "model.context_window=100000", "fallback_model.max_output_tokens=8000", "iteration_limit=50")
 	assert.Equal(t, 100_000, s.Model.ContextWindow, "%+v", s)
-	assert.Equal(t, 100_000, s.FallbackModel.ContextWindow, "%+v", s)
+	assert.Equal(t, loop.ModelInfo{Name: DefaultModel.Name + "-fallback", ContextWindow: 100_000, MaxOutputTokens: 8_000}, s.FallbackModel,
+		"a fallback model set by its size alone is the primary's copy but for it")
 	assert.Equal(t, 50, s.IterationLimit, "%+v", s)
+	assert.Equal(t, "claude-code model.context_window=100000 fallback_model.max_output_tokens=8000 iteration_limit=50", s.Name)
+
+	s = mustSetting(t, "seed", "fallback=false", "policy.max_turns=7", "fallback_model.context_window=50_000")
+	assert.False(t, s.Policy.Fallback, "fallback is the policy's own field")
+	assert.Equal(t, 7, s.Policy.MaxTurns, "a policy field by its path")
+	assert.Equal(t, 50_000, s.FallbackModel.ContextWindow)
+	assert.Equal(t, DefaultModel.MaxOutputTokens, s.FallbackModel.MaxOutputTokens)
+	named := mustSetting(t, "seed", "fallback_model.context_window=50000", "fallback_model="+loop.Catalog[0].Name)
+	assert.Equal(t, loop.Catalog[0].ModelInfo, named.FallbackModel, "a fallback model by name")
+	none := mustSetting(t, "seed", "fallback_model.context_window=50000", "fallback_model=none")
+	assert.Equal(t, loop.ModelInfo{}, none.FallbackModel)
 	for _, c := range []struct{ field, value, want string }{
-		{"model.context_window", "12", "outside"},
-		{"model.name", "x", "no field"},
+		{"model.context_window", "12", "model.context_window: 12 is outside [1000, 100000000]"},
+		{"fallback_model.context_window", "100_000_001", "fallback_model.context_window: 100000001 is outside [1000, 100000000]"},
+		{"fallback_model.max_output_tokens", "0", "outside [1, 10000000]"},
+		{"model.name", "x", `model has no field "name" (known: context_window, max_output_tokens)`},
+		{"fallback_model.name", "x", `fallback_model has no field "name"`},
+		{"fallback_model", "gpt-9", `unknown model "gpt-9"`},
 		{"fallback", "perhaps", "not true or false"},
-		{"iteration_limit", "many", "not an integer"},
+		{"iteration_limit", "many", `iteration_limit: "many" is not an integer`},
+		{"iteration_limit", "0", "outside [1, 10000000]"},
 		{"workload.output.sigma", "9", "sigma 9"},
 		{"max_turns", "-1", "max_turns"},
+		{"policy.no_such", "1", `policy has no field "no_such"`},
 	} {
 		_, err := s.With(c.field, c.value)
 		assert.ErrorContains(t, err, c.want, "With(%s, %s)", c.field, c.value)

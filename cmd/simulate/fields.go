@@ -94,7 +94,7 @@ func workloadFieldInfos() []fieldInfo {
 }
 
 // otherFieldInfos describes the fields that are neither policy nor
-// workload.
+// workload (sim.SettingFields), with the default setting's values.
 func otherFieldInfos() []fieldInfo {
 	var models []string
 	models = append(models, loop.CatalogNames()...)
@@ -103,14 +103,28 @@ func otherFieldInfos() []fieldInfo {
 			models = append(models, m.Model.Name)
 		}
 	}
-	d := sim.DefaultModel
-	return []fieldInfo{
-		{"model", "one of", strings.Join(models, ", "), d.Name, "The primary model by name: its window and output maximum (loop.Catalog), and for the transcripts' models the starting context and output fitted on their calls (sim.ModelWorkloads)."},
-		{"model.context_window", "int", "[1000, 100000000]", strconv.Itoa(d.ContextWindow), "The primary model's context window, in tokens."},
-		{"model.max_output_tokens", "int", "[1, 10000000]", strconv.Itoa(d.MaxOutputTokens), "The primary model's output maximum, in tokens."},
-		{"fallback", "bool", "true, false", "false", "A fallback model the size of the primary (the loop switches to it after repeated overloads)."},
-		{"iteration_limit", "int", "[1, 10000000]", strconv.Itoa(sim.DefaultIterationLimit), "Halts an episode that has not ended after this many iterations (a harness guard, counted as a failure)."},
+	base := reflect.ValueOf(sim.Setting{Model: sim.DefaultModel, IterationLimit: sim.DefaultIterationLimit})
+	var out []fieldInfo
+	for _, f := range sim.SettingFields() {
+		fi := fieldInfo{name: f.Name, typ: "int", valid: fmt.Sprintf("[%d, %d]", f.Min, f.Max), meaning: f.Doc}
+		switch f.Name {
+		case "model":
+			fi.typ, fi.valid, fi.def = "one of", strings.Join(models, ", "), sim.DefaultModel.Name
+		case "fallback_model":
+			fi.typ, fi.valid, fi.def = "one of", strings.Join(loop.CatalogNames(), ", ")+", none", "none"
+		default:
+			v, err := field.Find(base, f.Name)
+			if err != nil {
+				continue
+			}
+			fi.def = valueText(v)
+			if strings.HasPrefix(f.Name, "fallback_model.") {
+				fi.def = "none"
+			}
+		}
+		out = append(out, fi)
 	}
+	return out
 }
 
 func valueText(v reflect.Value) string {

@@ -87,7 +87,7 @@ func simFlags(stderr io.Writer) (*flag.FlagSet, *simOptions) {
 	fs.IntVar(&o.episodes, "n", 2_000, "episodes per setting")
 	fs.Uint64Var(&o.seed, "seed", 1, "root seed: every episode's streams derive from it, so a seed always gives the same results")
 	fs.StringVar(&o.profiles, "profile", "claude-code,seed", "profiles to compare, comma separated ("+strings.Join(loop.Profiles(), ", ")+")")
-	fs.Var(&o.sets, "set", "override `field=value` in every setting; repeatable. A policy field (auto_compact_buffer=20000),\na workload parameter (workload.faults.overloaded=0.01), model (a known model by name: model=claude-sonnet-4-5),\nmodel.context_window, model.max_output_tokens,\nfallback=true (a fallback model) or iteration_limit. -fields lists them all")
+	fs.Var(&o.sets, "set", "override `field=value` in every setting; repeatable. A policy field (auto_compact_buffer=20000),\na workload parameter (workload.faults.overloaded=0.01), model (a known model by name: model=claude-sonnet-4-5),\nmodel.context_window, model.max_output_tokens, fallback_model (a known model by name, or none),\nfallback_model.context_window, fallback_model.max_output_tokens or iteration_limit. -fields lists them all")
 	fs.Var(&o.sweeps, "sweep", "vary `field=v1,v2,...` or field=from:to:step over settings (fields as for -set);\ngive it twice for a grid")
 	fs.BoolVar(&o.swarm, "swarm", false, "swarm mode: every episode draws its own fault probabilities around the configured ones")
 	fs.BoolVar(&o.check, "check", true, "check every episode against the invariants of docs/spec.md §5 (keeps each episode's trace while it is checked)")

@@ -16,6 +16,9 @@ type Error struct {
 	Text string
 	// Want is what the field takes: "an integer", "a number", ...
 	Want string
+	// TooLarge: the text is an integer, but beyond what the field's
+	// bits hold.
+	TooLarge bool
 }
 
 // Error implements error: `path: "text" is not want`.
@@ -40,7 +43,7 @@ const (
 func ParseInt(text string, bits int) (int64, error) {
 	n, err := strconv.ParseInt(ungroup(strings.TrimSpace(text)), 10, bits)
 	if err != nil {
-		return 0, &Error{Text: text, Want: rangeWant(wantInt, err, bits)}
+		return 0, intError(text, wantInt, err, bits)
 	}
 	return n, nil
 }
@@ -50,18 +53,19 @@ func ParseInt(text string, bits int) (int64, error) {
 func ParseUint(text string, bits int) (uint64, error) {
 	n, err := strconv.ParseUint(ungroup(strings.TrimSpace(text)), 10, bits)
 	if err != nil {
-		return 0, &Error{Text: text, Want: rangeWant(wantUint, err, bits)}
+		return 0, intError(text, wantUint, err, bits)
 	}
 	return n, nil
 }
 
-// rangeWant is what an integer field wants, naming its size when the
-// text was a number too large for it.
-func rangeWant(want string, err error, bits int) string {
+// intError is the error of a text that does not read as an integer
+// field of bits bits, naming its size when the text was a number too
+// large for it.
+func intError(text, want string, err error, bits int) *Error {
 	if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-		return fmt.Sprintf("%s of %d bits", want, bits)
+		return &Error{Text: text, Want: fmt.Sprintf("%s of %d bits", want, bits), TooLarge: true}
 	}
-	return want
+	return &Error{Text: text, Want: want}
 }
 
 // ParseFloat reads text as a number, as [strconv.ParseFloat] does

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The package's rule, once for every type: each row a text, what it
@@ -83,6 +84,29 @@ func TestParseFloatReadsNaN(t *testing.T) {
 	assert.NoError(t, err)
 	assert.True(t, math.IsNaN(x))
 }
+
+// An integer too large for its field says so apart from a text that is
+// no integer.
+func TestErrorSaysTooLarge(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{name: "int beyond 64 bits", err: second(ParseInt("9223372036854775808", 64)), want: true},
+		{name: "int beyond 8 bits", err: second(ParseInt("-129", 8)), want: true},
+		{name: "uint beyond 64 bits", err: second(ParseUint("18446744073709551616", 64)), want: true},
+		{name: "no int", err: second(ParseInt("0x10", 64))},
+		{name: "no uint", err: second(ParseUint("-1", 64))},
+	} {
+		var e *Error
+		require.ErrorAs(t, c.err, &e, c.name)
+		assert.Equal(t, c.want, e.TooLarge, c.name)
+	}
+}
+
+// second is the error of a two-valued call.
+func second[T any](_ T, err error) error { return err }
 
 func TestErrorNamesThePath(t *testing.T) {
 	assert.EqualError(t, &Error{Path: "faults.abort", Text: "x", Want: "a number"}, `faults.abort: "x" is not a number`)
