@@ -45,6 +45,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	rep.writeTerminals(md, labels)
 	if len(rep.Result.Settings) > 1 {
 		rep.writePareto(md, labels)
+		rep.writePolicies(md, labels)
 	}
 	rep.writeAssumptions(md)
 	rep.writeChecks(md, labels)

@@ -38,6 +38,9 @@ type Setting struct {
 	// WorkloadFile is the workload file the workload was read from
 	// (see [Setting.WithWorkloadFile]); empty for the built-in one.
 	WorkloadFile string `json:"workload_file,omitempty"`
+	// PolicyFile is the user's policy file the policy was read from
+	// ([ReadPolicyFile]); empty for a built-in profile.
+	PolicyFile string `json:"policy_file,omitempty"`
 	// Params are the overrides that made this setting from its profile,
 	// in the order applied (see [Setting.With]).
 	Params []Param `json:"params,omitempty"`
@@ -52,15 +55,29 @@ type Param struct {
 // String is the parameter as field=value.
 func (p Param) String() string { return p.Field + "=" + p.Value }
 
-// NewSetting is the built-in profile named profile against
-// [DefaultModel] and [fakemodel.DefaultWorkload].
+// NewSetting is the built-in profile named profile, or the user's own
+// policy in the file it names (a name ending in .json: [ReadPolicyFile]),
+// against [DefaultModel] and [fakemodel.DefaultWorkload]. A policy file's
+// setting goes by the name the file gives.
 func NewSetting(profile string) (Setting, error) {
-	p, err := loop.Profile(profile)
+	var p loop.Policy
+	var err error
+	name := profile
+	if IsPolicyFile(profile) {
+		p, err = ReadPolicyFile(profile)
+		name = p.Name
+	} else {
+		p, err = loop.Profile(profile)
+	}
 	if err != nil {
 		return Setting{}, err
 	}
-	return Setting{Name: profile, Policy: p, Model: DefaultModel, Workload: fakemodel.DefaultWorkload(),
-		IterationLimit: DefaultIterationLimit}, nil
+	s := Setting{Name: name, Policy: p, Model: DefaultModel, Workload: fakemodel.DefaultWorkload(),
+		IterationLimit: DefaultIterationLimit}
+	if IsPolicyFile(profile) {
+		s.PolicyFile = profile
+	}
+	return s, nil
 }
 
 // Profile is the name of the profile the setting's policy came from.
@@ -179,10 +196,13 @@ func fallbackNamed(name string) (loop.ModelInfo, error) {
 	return k.ModelInfo, nil
 }
 
-// ReplayFlags are the command-line flags that rebuild s: its profile and
-// its overrides.
+// ReplayFlags are the command-line flags that rebuild s: its profile (or
+// policy file) and its overrides.
 func (s Setting) ReplayFlags() string {
 	out := "-profile " + s.Profile()
+	if s.PolicyFile != "" {
+		out = "-profile " + s.PolicyFile
+	}
 	if s.WorkloadFile != "" {
 		out += " -workload " + s.WorkloadFile
 	}

@@ -86,7 +86,7 @@ func simFlags(stderr io.Writer) (*flag.FlagSet, *simOptions) {
 	o := &simOptions{}
 	fs.IntVar(&o.episodes, "n", 2_000, "episodes per setting")
 	fs.Uint64Var(&o.seed, "seed", 1, "root seed: every episode's streams derive from it, so a seed always gives the same results")
-	fs.StringVar(&o.profiles, "profile", "claude-code,seed", "profiles to compare, comma separated ("+strings.Join(loop.Profiles(), ", ")+")")
+	fs.StringVar(&o.profiles, "profile", "claude-code,seed", "profiles to compare, comma separated ("+strings.Join(loop.Profiles(), ", ")+"),\nor a policy file of your own (FILE.json: {\"name\", \"profile\", \"policy\": {field: value}}, docs/cli.md)")
 	fs.Var(&o.sets, "set", "override `field=value` in every setting; repeatable. A policy field (auto_compact_buffer=20000),\na workload parameter (workload.faults.overloaded=0.01), model (a known model by name: model=claude-sonnet-4-5),\nmodel.context_window, model.max_output_tokens, fallback_model (a known model by name, or none),\nfallback_model.context_window, fallback_model.max_output_tokens or iteration_limit. -fields lists them all")
 	fs.Var(&o.sweeps, "sweep", "vary `field=v1,v2,...` or field=from:to:step over settings (fields as for -set);\ngive it twice for a grid")
 	fs.BoolVar(&o.swarm, "swarm", false, "swarm mode: every episode draws its own fault probabilities around the configured ones")
@@ -122,6 +122,7 @@ Examples:
   simulate -sweep stop_hook_block_cap=0,2,8 -set workload.faults.stop_hook_repeat=0.9
   simulate -swarm -n 10000                    # fault probabilities drawn per episode
   simulate -profile seed -replay 0x1f2e3d     # one episode's trace
+  simulate -profile claude-code,codex,gemini-cli,qwen-code,opencode,mine.json   # the released policies and your own
 
 Exit status: 0 when every episode kept every invariant; 1 when the
 simulation could not run or its files could not be written; 2 for a bad
@@ -214,11 +215,17 @@ func (o *simOptions) plan() (*simPlan, error) {
 	if p.pareto, err = sim.ParseParetoAxes(o.pareto); err != nil {
 		return nil, fmt.Errorf("-pareto: %w", err)
 	}
+	names := map[string]string{}
 	for _, name := range strings.Split(o.profiles, ",") {
-		s, err := sim.NewSetting(strings.TrimSpace(name))
+		name = strings.TrimSpace(name)
+		s, err := sim.NewSetting(name)
 		if err != nil {
 			return nil, fmt.Errorf("-profile: %w", err)
 		}
+		if other, ok := names[s.Name]; ok {
+			return nil, fmt.Errorf("-profile: %s and %s are both named %q: give each setting a name of its own", other, name, s.Name)
+		}
+		names[s.Name] = name
 		if o.workload != "" {
 			wf, err := sim.ReadWorkloadFile(o.workload)
 			if err != nil {

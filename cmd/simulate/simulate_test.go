@@ -58,6 +58,30 @@ func TestSimulateDoesNotDependOnWorkers(t *testing.T) {
 	assert.Equal(t, string(summaries[0]), string(summaries[1]), "the summary depends on the number of workers")
 }
 
+// A policy file of the user's own runs beside the built-in profiles under
+// the name it gives, its differences in the summary's policies table;
+// its name may not repeat a setting's.
+func TestSimulateReadsAPolicyFile(t *testing.T) {
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "mine.json")
+	require.NoError(t, os.WriteFile(mine, []byte(`{"name": "my-agent", "profile": "claude-code", "policy": {"api_retries": 3}}`), 0o644))
+	code, stdout, stderr := simulateArgs(t, "-n", "8", "-profile", "claude-code,"+mine, "-check=false", "-plots=false",
+		"-calibrate", "0", "-out", dir)
+	require.Equal(t, simExitOK, code, "exit code; stderr: %s", stderr)
+	assert.Contains(t, stdout, "my-agent")
+	summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(summary), "-profile claude-code,"+mine)
+	assert.Contains(t, string(summary), "| field | claude-code | my-agent |")
+	assert.Contains(t, string(summary), "| api_retries | 10 | 3 |")
+
+	same := filepath.Join(dir, "same.json")
+	require.NoError(t, os.WriteFile(same, []byte(`{"name": "codex", "profile": "claude-code"}`), 0o644))
+	code, _, stderr = simulateArgs(t, "-n", "8", "-profile", "codex,"+same, "-plots=false", "-out", dir)
+	assert.Equal(t, simExitBadInput, code)
+	assert.Contains(t, stderr, "codex and "+same+` are both named "codex"`)
+}
+
 func TestSimulateSweep(t *testing.T) {
 	dir := t.TempDir()
 	code, _, stderr := simulateArgs(t, "-n", "8", "-profile", "claude-code", "-sweep", "auto_compact_buffer=5000,13000",
@@ -92,6 +116,8 @@ func TestSimulateRejectsBadInput(t *testing.T) {
 		{[]string{"-replay", "1", "-sweep", "max_turns=1,2"}, "not -sweep"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"-workers", "0"}, "-workers 0"},
+		{[]string{"-profile", "codex,seed,codex"}, `codex and codex are both named "codex"`},
+		{[]string{"-profile", "no-such-policy.json"}, "policy file: open no-such-policy.json"},
 	} {
 		code, _, stderr := simulateArgs(t, append([]string{"simulate"}, c.args...)...)
 		assert.Equal(t, simExitBadInput, code, "%v: exit code; stderr %q", c.args, stderr)
