@@ -81,12 +81,23 @@ func TestCalibration(t *testing.T) {
 	}
 }
 
+// callsSession is a session of n calls of one model, its context
+// growing by 4,000 tokens a call.
+func callsSession(n int) *transcript.Session {
+	s := &transcript.Session{Name: "calls.jsonl", Format: transcript.ClaudeCode}
+	for i := range n {
+		s.Events = append(s.Events, transcript.Event{Kind: transcript.EventCall, Call: transcript.Call{Model: "claude-opus-4-6",
+			Usage: transcript.Usage{CacheRead: 20_000 + 4_000*i, Output: 300}, Tools: 1}})
+	}
+	return s
+}
+
 // TestFiguresByModelCountsEachSessionOnce: a session counts once for
 // each model it used, and once in the pooled figures.
 func TestFiguresByModelCountsEachSessionOnce(t *testing.T) {
-	s := growingSession(10, 0)
+	s := callsSession(10)
 	s.Events[3].Call.Model = "other"
-	models, byModel := FiguresByModel([]*transcript.Session{s, growingSession(5, 0)})
+	models, byModel := FiguresByModel([]*transcript.Session{s, callsSession(5)})
 	assert.Equal(t, []string{"claude-opus-4-6", "other"}, models)
 	assert.Equal(t, 2, byModel["claude-opus-4-6"].Sessions)
 	assert.Equal(t, 1, byModel["other"].Sessions)

@@ -60,24 +60,24 @@ var toolNames = []string{"Read", "Grep", "Edit", "Bash"}
 // play runs the episode with seed under s. observe, if not nil, sees
 // every event; keepTrace keeps the trace in the result. The returned
 // messages are the starting history.
-func play(s Setting, seed uint64, observe func(loop.Event), keepTrace bool) (*loop.Result, []loop.Message, *meter, error) {
+func play(s Setting, seed uint64, observe func(loop.Event), keepTrace bool) (*loop.Result, []loop.Message, *Meter, error) {
 	return playStreams(s, seed, StreamsOf(seed), observe, keepTrace)
 }
 
 // playStreams is play with the episode's streams given (seed names the
 // episode in errors).
-func playStreams(s Setting, seed uint64, st Streams, observe func(loop.Event), keepTrace bool) (*loop.Result, []loop.Message, *meter, error) {
+func playStreams(s Setting, seed uint64, st Streams, observe func(loop.Event), keepTrace bool) (*loop.Result, []loop.Message, *Meter, error) {
 	// The episode gets its own context: the user's abort is the
 	// workload's to decide, never the simulation's cancellation.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ep := s.Workload.Episode(st.Model, s.Model.ContextWindow, cancel)
 	initial := ep.Initial()
-	m := &meter{}
-	obs := m.observe
+	m := &Meter{}
+	obs := m.Observe
 	if observe != nil {
 		obs = func(e loop.Event) {
-			m.observe(e)
+			m.Observe(e)
 			observe(e)
 		}
 	}
@@ -103,7 +103,7 @@ func RunEpisode(s Setting, root uint64, index int, prices Prices, check Checker)
 		return Episode{}, err
 	}
 	ep := Episode{Index: index, Seed: seed, Terminal: res.Terminal, Halted: res.Halted}
-	m.finish(&ep, res, prices)
+	m.Finish(&ep, res, prices)
 	if check != nil {
 		ep.Violations = check(&s, initial, res)
 	}
@@ -117,8 +117,11 @@ func Replay(s Setting, seed uint64) (*loop.Result, []loop.Message, error) {
 	return res, initial, err
 }
 
-// meter counts, from the events, what loop.Stats does not.
-type meter struct {
+// Meter measures an episode as sim does, for a run of the loop played
+// elsewhere (sim/replay's replays): it counts, from the events it
+// Observes, what loop.Stats does not, and Finish writes the episode's
+// metrics. The zero Meter is ready.
+type Meter struct {
 	v                                 [numMetrics]int64
 	input, cacheWrite, cacheRead, out int64
 	// stopFailure is set once the stop-failure hooks ran: the run ends on
@@ -126,7 +129,9 @@ type meter struct {
 	stopFailure bool
 }
 
-func (m *meter) observe(e loop.Event) {
+// Observe counts one event of the run; give it as (or call it from)
+// loop.Config.Observer.
+func (m *Meter) Observe(e loop.Event) {
 	switch x := e.(type) {
 	case loop.ResponseEvent:
 		m.input += int64(x.Usage.InputTokens)
@@ -171,8 +176,8 @@ func (m *meter) observe(e loop.Event) {
 	}
 }
 
-// finish fills ep's metrics from the meter and the run's totals.
-func (m *meter) finish(ep *Episode, res *loop.Result, prices Prices) {
+// Finish fills ep's metrics from the meter and the run's totals.
+func (m *Meter) Finish(ep *Episode, res *loop.Result, prices Prices) {
 	ep.AfterAPIError = m.stopFailure && res.Terminal == loop.Completed
 	v := &ep.Values
 	*v = m.v
@@ -188,5 +193,5 @@ func (m *meter) finish(ep *Episode, res *loop.Result, prices Prices) {
 	v[WastedTokens] = int64(st.FailedInputTokens + st.DiscardedOutputTokens)
 	v[PeakContext] = int64(st.PeakTokens)
 	v[RetryTimeMS] = int64(st.RetryDelayMS)
-	v[CostMicroUSD] = prices.microUSD(m.input, m.cacheWrite, m.cacheRead, m.out)
+	v[CostMicroUSD] = prices.MicroUSD(m.input, m.cacheWrite, m.cacheRead, m.out)
 }

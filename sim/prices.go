@@ -23,10 +23,10 @@ type Prices struct {
 // $3.75 cache write, $0.30 cache read, $15 output per million tokens.
 var DefaultPrices = Prices{Input: 3, CacheWrite: 3.75, CacheRead: 0.30, Output: 15}
 
-// microUSD is the cost of the given token counts in millionths of a
+// MicroUSD is the cost of the given token counts in millionths of a
 // dollar, rounded: a price per million tokens is a price in micro-dollars
 // per token.
-func (p Prices) microUSD(input, cacheWrite, cacheRead, output int64) int64 {
+func (p Prices) MicroUSD(input, cacheWrite, cacheRead, output int64) int64 {
 	return int64(math.Round(float64(input)*p.Input + float64(cacheWrite)*p.CacheWrite +
 		float64(cacheRead)*p.CacheRead + float64(output)*p.Output))
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/loopsim/loopsim/sim"
+	"github.com/loopsim/loopsim/sim/replay"
 	"github.com/loopsim/loopsim/transcript"
 )
 
@@ -71,7 +72,7 @@ Flags:
 		fmt.Fprintf(stderr, "replay-session: %v\n", err)
 		return simExitBadInput
 	}
-	r, err := sim.ReplaySession(context.Background(), s, settings, p)
+	r, err := replay.Session(context.Background(), s, settings, p)
 	if err != nil {
 		fmt.Fprintf(stderr, "replay-session: %v\n", err)
 		return simExitBadInput
@@ -80,7 +81,7 @@ Flags:
 		fmt.Fprintf(stderr, "replay-session: %v\n", err)
 		return simExitFailed
 	}
-	file, err := sim.PlotReplaySession(*out, "replay-session", r)
+	file, err := replay.Plot(*out, "replay-session", r)
 	if err != nil {
 		fmt.Fprintf(stderr, "replay-session: %v\n", err)
 		return simExitFailed
@@ -127,10 +128,10 @@ func replaySettings(s *transcript.Session, profile, model string, sets []string)
 }
 
 // writeReplay prints the comparison.
-func writeReplay(w io.Writer, s *transcript.Session, r *sim.SessionReplay) {
+func writeReplay(w io.Writer, s *transcript.Session, r *replay.Result) {
 	fmt.Fprintf(w, "%s: %d calls of %s, replayed against %s (window %d)\n\n", r.Name, r.Calls, s.Model(), r.Settings[0].Model.Name,
 		r.Settings[0].Model.ContextWindow)
-	sides := append([]sim.ReplaySide{r.Real}, r.Sides...)
+	sides := append([]replay.Side{r.Real}, r.Sides...)
 	width := 12
 	for _, sd := range sides {
 		width = max(width, len(sd.Label))

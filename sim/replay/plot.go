@@ -1,4 +1,4 @@
-package sim
+package replay
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 
+	"github.com/loopsim/loopsim/sim"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -20,11 +21,11 @@ var replayColors = []color.Color{
 	color.RGBA{R: 148, G: 103, B: 189, A: 255},
 }
 
-// PlotReplaySession draws the context at each call, real against each
+// Plot draws the context at each call, real against each
 // replay, with compactions marked, and the last setting's auto-compact
 // threshold and window across. It writes dir/name.png and returns the
 // file's name.
-func PlotReplaySession(dir, name string, r *SessionReplay) (string, error) {
+func Plot(dir, name string, r *Result) (string, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s: context per call, real vs replayed", filepath.Base(r.Name))
 	p.X.Label.Text = "call of the real session"
@@ -32,7 +33,7 @@ func PlotReplaySession(dir, name string, r *SessionReplay) (string, error) {
 	p.Y.Label.Text = "context (tokens)"
 	p.Y.Min = 0
 	p.Y.Tick.Marker = tokenTicks{}
-	sides := append([]ReplaySide{r.Real}, r.Sides...)
+	sides := append([]Side{r.Real}, r.Sides...)
 	for i, s := range sides {
 		col := color.Color(color.Black)
 		if i > 0 {
@@ -105,7 +106,7 @@ func PlotReplaySession(dir, name string, r *SessionReplay) (string, error) {
 }
 
 // indexOfCall is the index of the first context of s standing for call.
-func indexOfCall(s ReplaySide, call int) int {
+func indexOfCall(s Side, call int) int {
 	for k, c := range s.CallOf {
 		if c == call && k < len(s.Contexts) {
 			return k
@@ -128,7 +129,7 @@ type tokenTicks struct{}
 // Ticks implements plot.Ticker.
 func (tokenTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(hi > lo) {
-		return []plot.Tick{{Value: lo, Label: FormatTokens(lo)}}
+		return []plot.Tick{{Value: lo, Label: sim.FormatTokens(lo)}}
 	}
 	step := math.Pow(10, math.Floor(math.Log10((hi-lo)/4)))
 	for _, m := range []float64{1, 2, 5, 10} {
@@ -139,7 +140,7 @@ func (tokenTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	var ts []plot.Tick
 	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
-		ts = append(ts, plot.Tick{Value: v, Label: FormatTokens(v)})
+		ts = append(ts, plot.Tick{Value: v, Label: sim.FormatTokens(v)})
 	}
 	return ts
 }

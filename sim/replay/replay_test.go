@@ -1,4 +1,4 @@
-package sim
+package replay
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/loopsim/loopsim/sim"
 	"github.com/loopsim/loopsim/transcript"
 )
 
@@ -35,9 +36,9 @@ func growingSession(n, compactAt int) *transcript.Session {
 // real one.
 func TestReplaySessionReproducesTheContext(t *testing.T) {
 	s := growingSession(30, 0)
-	set, err := NewSetting("claude-code")
+	set, err := sim.NewSetting("claude-code")
 	require.NoError(t, err)
-	r, err := ReplaySession(context.Background(), s, []Setting{set}, DefaultPrices)
+	r, err := Session(context.Background(), s, []sim.Setting{set}, sim.DefaultPrices)
 	require.NoError(t, err)
 	side := r.Sides[0]
 	assert.Equal(t, "completed", side.Terminal)
@@ -55,13 +56,13 @@ func TestReplaySessionReproducesTheContext(t *testing.T) {
 // and the replay of the profile as it is compacts where the real one did.
 func TestReplaySessionCounterfactual(t *testing.T) {
 	s := growingSession(60, 37)
-	base, err := NewSetting("claude-code")
+	base, err := sim.NewSetting("claude-code")
 	require.NoError(t, err)
 	base, err = base.With("model", "claude-opus-4-6")
 	require.NoError(t, err)
 	cf, err := base.With("auto_compact_buffer", "80000")
 	require.NoError(t, err)
-	r, err := ReplaySession(context.Background(), s, []Setting{base, cf}, DefaultPrices)
+	r, err := Session(context.Background(), s, []sim.Setting{base, cf}, sim.DefaultPrices)
 	require.NoError(t, err)
 	assert.Equal(t, []int{37}, r.Real.Compactions)
 	require.Len(t, r.Sides[0].Compactions, 1)
@@ -74,7 +75,7 @@ func TestReplaySessionCounterfactual(t *testing.T) {
 	assert.Len(t, r.Real.Notes, 1, "the real compaction's request is an estimate")
 
 	dir := t.TempDir()
-	file, err := PlotReplaySession(dir, "replay", r)
+	file, err := Plot(dir, "replay", r)
 	require.NoError(t, err)
 	st, err := os.Stat(filepath.Join(dir, file))
 	require.NoError(t, err)
@@ -86,22 +87,22 @@ func TestReplaySessionCounterfactual(t *testing.T) {
 // prompt_too_long or recovers reactively: never a hang, never an error.
 func TestReplaySessionOverflows(t *testing.T) {
 	s := growingSession(40, 0)
-	set, err := NewSetting("seed")
+	set, err := sim.NewSetting("seed")
 	require.NoError(t, err)
 	set, err = set.With("auto_compact", "false")
 	require.NoError(t, err)
 	set, err = set.With("model.context_window", "100000")
 	require.NoError(t, err)
-	r, err := ReplaySession(context.Background(), s, []Setting{set}, DefaultPrices)
+	r, err := Session(context.Background(), s, []sim.Setting{set}, sim.DefaultPrices)
 	require.NoError(t, err)
 	assert.NotEmpty(t, r.Sides[0].Terminal)
 	assert.LessOrEqual(t, r.Sides[0].Peak, 100_000)
 }
 
 func TestReplaySessionNeedsCalls(t *testing.T) {
-	set, err := NewSetting("claude-code")
+	set, err := sim.NewSetting("claude-code")
 	require.NoError(t, err)
-	_, err = ReplaySession(context.Background(), growingSession(1, 0), []Setting{set}, DefaultPrices)
+	_, err = Session(context.Background(), growingSession(1, 0), []sim.Setting{set}, sim.DefaultPrices)
 	assert.ErrorContains(t, err, "nothing to replay")
 }
 
@@ -129,11 +130,11 @@ func TestReplaySessionCatchesUpAShrink(t *testing.T) {
 		}
 		k++
 	}
-	steps, contexts, _ := ReplaySessionSteps(s)
+	steps, contexts, _ := Steps(s)
 	assert.Zero(t, steps[9].Adds, "the shrink is not replayed as growth")
-	set, err := NewSetting("claude-code")
+	set, err := sim.NewSetting("claude-code")
 	require.NoError(t, err)
-	r, err := ReplaySession(context.Background(), s, []Setting{set}, DefaultPrices)
+	r, err := Session(context.Background(), s, []sim.Setting{set}, sim.DefaultPrices)
 	require.NoError(t, err)
 	got := r.Sides[0].Contexts
 	assert.Greater(t, got[10], contexts[10], "above the real context right after the shrink")

@@ -1,4 +1,10 @@
-package sim
+// Package replay replays a real session (a transcript's calls) through
+// the loop under other settings, a policy and a model each, and measures
+// the real session alongside: what the same work would have cost and
+// where it would have compacted (simulate replay-session). It is the
+// simulator's counterfactual for one session; package sim plays
+// stochastic episodes instead.
+package replay
 
 import (
 	"context"
@@ -7,12 +13,13 @@ import (
 
 	"github.com/loopsim/loopsim/fakemodel"
 	"github.com/loopsim/loopsim/loop"
+	"github.com/loopsim/loopsim/sim"
 	"github.com/loopsim/loopsim/transcript"
 )
 
-// ReplaySide is one side of a session replay: the real session or its
+// Side is one side of a session replay: the real session or its
 // replay under a setting.
-type ReplaySide struct {
+type Side struct {
 	// Label says which side it is.
 	Label string `json:"label"`
 	// Contexts are the context of each call, in call order; CallOf gives,
@@ -36,8 +43,8 @@ type ReplaySide struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// SessionReplay is a real session replayed through the loop.
-type SessionReplay struct {
+// Result is a real session replayed through the loop.
+type Result struct {
 	// Name names the session log.
 	Name string `json:"name"`
 	// Calls is the number of the session's calls.
@@ -46,13 +53,13 @@ type SessionReplay struct {
 	Summary int `json:"summary"`
 	// Real is what really happened; Sides the replays, in the order of
 	// the settings given.
-	Real  ReplaySide   `json:"real"`
-	Sides []ReplaySide `json:"replays"`
+	Real  Side   `json:"real"`
+	Sides []Side `json:"replays"`
 	// Settings are the replays' settings.
-	Settings []Setting `json:"settings"`
+	Settings []sim.Setting `json:"settings"`
 }
 
-// ReplaySessionSteps turns a session's calls into the steps of
+// Steps turns a session's calls into the steps of
 // [fakemodel.Session]: each call's output that stays in the context
 // (reasoning the log reports apart is left out) and tool calls, and what
 // the context gained before the next call besides that output. Across a
@@ -62,7 +69,7 @@ type SessionReplay struct {
 // taken from the gains that follow, so the replay runs above the real
 // context only until it has caught up. It also returns the calls'
 // contexts and the calls a compaction came before.
-func ReplaySessionSteps(s *transcript.Session) (steps []fakemodel.SessionStep, contexts, compactedBefore []int) {
+func Steps(s *transcript.Session) (steps []fakemodel.SessionStep, contexts, compactedBefore []int) {
 	var calls []transcript.Call
 	var compacted []bool // compacted[i]: a compaction came before call i
 	pending := false
@@ -113,18 +120,18 @@ func ReplaySessionSteps(s *transcript.Session) (steps []fakemodel.SessionStep, c
 	return steps, contexts, compactedBefore
 }
 
-// ReplaySession replays the session under each setting (its policy and
+// Session replays the session under each setting (its policy and
 // model; the workload is not used) and measures the real session
 // alongside. The real session's tokens and cost are its calls' usage,
 // plus an estimate for each compaction's own request (not in the main
 // log): its starting context read from the cache, the summary written as
 // output.
-func ReplaySession(ctx context.Context, s *transcript.Session, settings []Setting, prices Prices) (*SessionReplay, error) {
-	steps, contexts, compacted := ReplaySessionSteps(s)
+func Session(ctx context.Context, s *transcript.Session, settings []sim.Setting, prices sim.Prices) (*Result, error) {
+	steps, contexts, compacted := Steps(s)
 	if len(steps) < 2 {
 		return nil, fmt.Errorf("replay %s: %d calls: nothing to replay", s.Name, len(steps))
 	}
-	r := &SessionReplay{Name: s.Name, Calls: len(steps), Settings: settings}
+	r := &Result{Name: s.Name, Calls: len(steps), Settings: settings}
 	var after []int
 	for _, i := range compacted {
 		after = append(after, contexts[i])
@@ -138,11 +145,11 @@ func ReplaySession(ctx context.Context, s *transcript.Session, settings []Settin
 	} else {
 		r.Summary = int(settings[0].Workload.Summary.Median)
 	}
-	real := ReplaySide{Label: "real session", Contexts: contexts, Compactions: compacted}
+	real := Side{Label: "real session", Contexts: contexts, Compactions: compacted}
 	for i, c := range s.Calls() {
 		real.CallOf = append(real.CallOf, i)
 		real.Tokens += int64(c.Usage.Context() + c.Usage.Output)
-		real.CostMicroUSD += prices.microUSD(int64(c.Usage.Input), int64(c.Usage.CacheWrite), int64(c.Usage.CacheRead), int64(c.Usage.Output))
+		real.CostMicroUSD += prices.MicroUSD(int64(c.Usage.Input), int64(c.Usage.CacheWrite), int64(c.Usage.CacheRead), int64(c.Usage.Output))
 		real.Requests++
 		real.Peak = max(real.Peak, c.Usage.Context())
 	}
@@ -150,7 +157,7 @@ func ReplaySession(ctx context.Context, s *transcript.Session, settings []Settin
 		if i > 0 {
 			pre := contexts[i-1]
 			real.Tokens += int64(pre + r.Summary)
-			real.CostMicroUSD += prices.microUSD(0, 0, int64(pre), int64(r.Summary))
+			real.CostMicroUSD += prices.MicroUSD(0, 0, int64(pre), int64(r.Summary))
 			real.Requests++
 		}
 	}
@@ -176,15 +183,15 @@ func ReplaySession(ctx context.Context, s *transcript.Session, settings []Settin
 }
 
 // replayOnce replays the steps under one setting.
-func replayOnce(ctx context.Context, start int, steps []fakemodel.SessionStep, summary int, set Setting, prices Prices) (ReplaySide, error) {
+func replayOnce(ctx context.Context, start int, steps []fakemodel.SessionStep, summary int, set sim.Setting, prices sim.Prices) (Side, error) {
 	m := &fakemodel.Session{Start: start, Steps: steps, Summary: summary, Window: set.Model.ContextWindow}
-	side := ReplaySide{Label: set.Name}
+	side := Side{Label: set.Name}
 	pending := 0
-	met := &meter{}
+	met := &sim.Meter{}
 	cfg := loop.Config{Policy: set.Policy, Model: m, Primary: set.Model, Tools: m, ToolNames: []string{"Replay"},
 		DiscardTrace: true, IterationLimit: 4*len(steps) + 100,
 		Observer: func(e loop.Event) {
-			met.observe(e)
+			met.Observe(e)
 			switch x := e.(type) {
 			case loop.RequestEvent:
 				if x.Purpose == loop.PurposeMain {
@@ -216,10 +223,10 @@ func replayOnce(ctx context.Context, start int, steps []fakemodel.SessionStep, s
 			side.Compactions[i] = len(steps)
 		}
 	}
-	var ep Episode
-	met.finish(&ep, res, prices)
-	side.Tokens, side.CostMicroUSD = ep.Values[Tokens], ep.Values[CostMicroUSD]
-	side.Requests, side.Peak = int(ep.Values[Requests]), int(ep.Values[PeakContext])
+	var ep sim.Episode
+	met.Finish(&ep, res, prices)
+	side.Tokens, side.CostMicroUSD = ep.Values[sim.Tokens], ep.Values[sim.CostMicroUSD]
+	side.Requests, side.Peak = int(ep.Values[sim.Requests]), int(ep.Values[sim.PeakContext])
 	side.Terminal = string(res.Terminal)
 	if res.Halted {
 		side.Terminal = "halted"
@@ -228,7 +235,7 @@ func replayOnce(ctx context.Context, start int, steps []fakemodel.SessionStep, s
 }
 
 // Replayed is the number of distinct real calls the side replayed.
-func (s ReplaySide) Replayed() int {
+func (s Side) Replayed() int {
 	n := 0
 	for i, c := range s.CallOf {
 		if i == 0 || c != s.CallOf[i-1] {
